@@ -1,0 +1,140 @@
+"""Build or refresh a segment's index: stat first, hash only what changed, parse in parallel, commit in
+atomic batches (a killed run leaves the last consistent index and the next run carries on)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import attrs
+
+from ..domain.code import FileState
+from .ports import CodeParser, FileSource, FileUpdate, IndexWriter, ProgressSink, SourceFile
+
+BATCH_FILES = 256
+BATCH_SECONDS = 2.0
+BINARY_SNIFF = 8192
+
+
+@attrs.frozen(kw_only=True)
+class IndexRequest:
+    full: bool = False  # re-parse every file, ignoring what is stored
+
+
+@attrs.frozen(kw_only=True)
+class IndexReport:
+    files_seen: int
+    files_indexed: int  # parsed and written in this run
+    files_unchanged: int
+    files_deleted: int
+    symbols_added: int
+    parse_errors: int
+    skipped: dict[str, int]
+    seconds: float
+    parse_error_files: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> int:
+        return self.files_indexed + self.files_deleted
+
+
+def _noop_progress(done: int, total: int, message: str) -> None:
+    return None
+
+
+class IndexSegment:
+    def __init__(
+        self,
+        *,
+        source: FileSource,
+        parser: CodeParser,
+        writer: IndexWriter,
+        clock: Callable[[], str],
+    ) -> None:
+        self._source = source
+        self._parser = parser
+        self._writer = writer
+        self._clock = clock
+
+    def execute(self, request: IndexRequest, progress: ProgressSink | None = None) -> IndexReport:
+        started = time.perf_counter()
+        report = progress or _noop_progress
+        scan = self._source.scan()
+        skipped: Counter[str] = Counter(scan.skipped)
+        stored = {} if request.full else self._writer.file_states()
+        candidates = [f for f in scan.files if self._parser.language_of(f.path) is not None]
+        skipped["unsupported"] += len(scan.files) - len(candidates)
+
+        present = {f.path for f in candidates}
+        deleted = sorted(set(stored) - present) if not request.full else []
+        if request.full:
+            deleted = sorted(set(self._writer.file_states()) - present)
+        to_check = [f for f in candidates if _stat_changed(stored.get(f.path), f)]
+        unchanged = len(candidates) - len(to_check)
+
+        # Read and hash what looks changed; content-identical files only get their stat data refreshed.
+        touched: list[FileState] = []
+        work: list[tuple[str, str]] = []
+        states: dict[str, tuple[FileState, int]] = {}
+        for f in to_check:
+            try:
+                data = self._source.read_bytes(f.path)
+            except Exception:
+                skipped["unreadable"] += 1
+                continue
+            if b"\x00" in data[:BINARY_SNIFF]:
+                skipped["binary"] += 1
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            old = stored.get(f.path)
+            state = FileState(path=f.path, size=f.size, mtime_ns=f.mtime_ns, sha256=digest)
+            if old is not None and old.sha256 == digest:
+                touched.append(state)
+                unchanged += 1
+                continue
+            text = data.decode("utf-8", errors="replace")
+            states[f.path] = (state, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
+            work.append((f.path, text))
+
+        total = len(work)
+        report(0, total, f"indexing {total} files" if total else "index up to date")
+        if deleted or touched:
+            self._writer.apply([], deleted, touched)
+        batch: list[FileUpdate] = []
+        last_commit = time.monotonic()
+        done = symbols = errors = 0
+        error_files: list[str] = []
+        for path, parsed in self._parser.parse_many(work):
+            state, n_lines = states[path]
+            batch.append(FileUpdate(state=state, parsed=parsed, n_lines=n_lines))
+            symbols += len(parsed.symbols)
+            if parsed.error:
+                errors += 1
+                error_files.append(path)
+            done += 1
+            if len(batch) >= BATCH_FILES or time.monotonic() - last_commit > BATCH_SECONDS:
+                self._writer.apply(batch, [], [])
+                batch = []
+                last_commit = time.monotonic()
+                report(done, total, path)
+        if batch:
+            self._writer.apply(batch, [], [])
+        self._writer.finish_run(self._clock())
+        report(total, total, "done")
+        return IndexReport(
+            files_seen=len(candidates),
+            files_indexed=done,
+            files_unchanged=unchanged,
+            files_deleted=len(deleted),
+            symbols_added=symbols,
+            parse_errors=errors,
+            skipped={k: v for k, v in sorted(skipped.items()) if v},
+            seconds=time.perf_counter() - started,
+            parse_error_files=tuple(error_files[:50]),
+        )
+
+
+def _stat_changed(old: FileState | None, new: SourceFile) -> bool:
+    return old is None or old.size != new.size or old.mtime_ns != new.mtime_ns

@@ -1,0 +1,143 @@
+"""Ports: what the use cases need from the outside world, as Protocols owned by the inside.
+
+Adapters in `trifecta.infrastructure` implement them; `interfaces.bootstrap` wires them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Protocol
+
+import attrs
+
+from ..domain.code import Chunk, FileState, ParsedFile, Symbol
+
+
+@attrs.frozen(kw_only=True)
+class SourceFile:
+    path: str  # relative to the segment, '/'-separated
+    size: int
+    mtime_ns: int
+
+
+@attrs.frozen(kw_only=True)
+class Scan:
+    files: tuple[SourceFile, ...]
+    skipped: Mapping[str, int]  # reason -> count (ignored, secret, too_large, symlink_outside, unreadable)
+
+
+class OutsideSegment(Exception):
+    """A path that leaves the segment (`..`, absolute, or a symlink pointing out)."""
+
+
+class FileSource(Protocol):
+    """The files of one segment: listing honours ignore rules, reading never leaves the segment."""
+
+    def scan(self) -> Scan: ...
+
+    def read_bytes(self, path: str) -> bytes:
+        """Raises OutsideSegment, FileNotFoundError or OSError."""
+        ...
+
+    def stat(self, path: str) -> SourceFile | None: ...
+
+
+class CodeParser(Protocol):
+    def language_of(self, path: str) -> str | None:
+        """The language a path is indexed as, or None when it is not indexed as text at all."""
+        ...
+
+    def parse(self, path: str, text: str) -> ParsedFile: ...
+
+    def parse_many(self, items: Sequence[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        """(path, text) pairs -> (path, parsed) pairs in the same order; may use worker processes."""
+        ...
+
+
+@attrs.frozen(kw_only=True)
+class FileUpdate:
+    state: FileState
+    parsed: ParsedFile
+    n_lines: int
+
+
+@attrs.frozen(kw_only=True)
+class IndexStats:
+    files: int
+    symbols: int
+    chunks: int
+    built_at: str  # ISO-8601 UTC of the last completed run, "" if none completed
+    parse_errors: int
+    db_bytes: int
+
+
+@attrs.frozen(kw_only=True)
+class StoredFile:
+    path: str
+    language: str
+    n_lines: int
+    parse_error: str
+    sha256: str
+
+
+@attrs.frozen(kw_only=True)
+class ScoredChunk:
+    chunk: Chunk
+    score: float  # larger is better
+
+
+class IndexWriter(Protocol):
+    def file_states(self) -> dict[str, FileState]: ...
+
+    def apply(
+        self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
+    ) -> None:
+        """One atomic batch: replace updated files, remove deleted ones, refresh stat data of touched ones."""
+        ...
+
+    def finish_run(self, built_at: str) -> None: ...
+
+    def rebuild_needed(self) -> bool:
+        """True when the stored schema differs from this version's (the store then starts empty)."""
+        ...
+
+
+class IndexReader(Protocol):
+    def stats(self) -> IndexStats: ...
+
+    def search_terms(
+        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+    ) -> list[ScoredChunk]:
+        """BM25 over chunks. Each group is a set of alternatives for one query word (any may match);
+        with require_all every group must match, otherwise any. Ranked best first."""
+        ...
+
+    def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
+        """Chunks whose text contains every needle (case-insensitive; trigram-accelerated)."""
+        ...
+
+    def iter_chunks(self, paths: Iterable[str] | None = None) -> Iterator[Chunk]: ...
+
+    def chunk(self, chunk_id: str) -> Chunk | None: ...
+
+    def file(self, path: str) -> StoredFile | None: ...
+
+    def files(self) -> list[StoredFile]: ...
+
+    def symbols(self, path: str) -> list[Symbol]: ...
+
+    def find_symbols(
+        self, *, name: str | None = None, qualname: str | None = None
+    ) -> list[tuple[str, Symbol]]:
+        """(path, symbol) pairs for symbols with this name or qualified name."""
+        ...
+
+    def all_symbols(self) -> Iterator[tuple[str, Symbol]]: ...
+
+    def vocabulary(self, limit: int) -> list[str]:
+        """The segment's most distinctive names: symbol names and file stems."""
+        ...
+
+
+class ProgressSink(Protocol):
+    def __call__(self, done: int, total: int, message: str) -> None: ...

@@ -1,0 +1,100 @@
+"""Values the index is made of: files, symbols, chunks and hits.
+
+Line numbers are 1-based and inclusive. A symbol's `start_line` includes its decorators; `def_line` is the
+line of the `def`/`class` keyword. Paths are relative to the segment and `/`-separated.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from .terms import expand_identifiers
+
+
+class SymbolKind(enum.StrEnum):
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+
+
+class ChunkKind(enum.StrEnum):
+    CLASS = "class"  # a class header: the class minus its methods' bodies
+    FUNCTION = "function"
+    METHOD = "method"
+    MODULE = "module"  # module-level code outside any definition
+    TEXT = "text"  # a line window of a non-code file, or of a file that failed to parse
+
+
+@attrs.frozen(kw_only=True)
+class Symbol:
+    name: str
+    qualname: str
+    kind: SymbolKind
+    start_line: int
+    end_line: int
+    def_line: int
+    signature: str = ""
+    docstring: str = ""
+    decorators: tuple[str, ...] = ()
+    bases: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    is_async: bool = False
+    parent: str = ""  # qualified name of the enclosing definition, "" at module level
+    depth: int = 0  # nesting depth: 0 for top level
+
+    @property
+    def first_doc_line(self) -> str:
+        return self.docstring.strip().splitlines()[0] if self.docstring.strip() else ""
+
+
+@attrs.frozen(kw_only=True)
+class Chunk:
+    """A unit of search: what a hit points at."""
+
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: ChunkKind
+    language: str
+    symbol: str = ""  # qualified name, "" for module-level and text chunks
+    name: str = ""  # the symbol's own name
+    signature: str = ""
+    doc: str = ""  # docstring and comments
+    body: str = ""  # the source text of the chunk
+    # name, symbol, signature, doc and body with identifiers split (terms.expand_identifiers), filled by
+    # the parser so the splitting runs in its worker processes; empty means "not computed yet"
+    search_fields: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+
+    def with_search_fields(self) -> Chunk:
+        fields = (self.name, self.symbol, self.signature, self.doc, self.body)
+        return attrs.evolve(self, search_fields=tuple(expand_identifiers(f) for f in fields))
+
+
+@attrs.frozen(kw_only=True)
+class ParsedFile:
+    language: str
+    symbols: tuple[Symbol, ...] = ()
+    chunks: tuple[Chunk, ...] = ()
+    error: str = ""  # why symbols could not be extracted ("" when they were)
+
+
+@attrs.frozen(kw_only=True)
+class FileState:
+    """What the indexer remembers of a file to decide whether it changed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Hit:
+    chunk: Chunk
+    score: float
+    match_type: str  # "lexical", "pattern", "structural", "semantic", "symbol", "hybrid"
+    line: int = 0  # the matching line for pattern hits, 0 otherwise
+    preview: str = ""

@@ -1,0 +1,156 @@
+"""The response envelope every Trifecta answer travels in (ast-lsp-dual-engine.md §4).
+
+    {"schema_version": 1, "status": "ok" | "error", "kind": ..., "data": {...},
+     "refs": [{"kind", "uri"}], "errors": [{"code", "message", "data"}], "next_actions": [...]}
+
+`status` is derived, never stored: it is "error" if and only if `errors` is non-empty, so the two can
+never disagree. An empty result is `status: "ok"` with empty data, never an error.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+SCHEMA_VERSION = 1
+
+
+class ErrorCode(enum.StrEnum):
+    # ast-lsp-dual-engine.md §4.1
+    INVALID_SELECTOR_SYNTAX = "INVALID_SELECTOR_SYNTAX"
+    LANGUAGE_NOT_SUPPORTED = "LANGUAGE_NOT_SUPPORTED"
+    SYMBOL_NOT_FOUND = "SYMBOL_NOT_FOUND"
+    AMBIGUOUS_SYMBOL = "AMBIGUOUS_SYMBOL"
+    BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
+    # added by Trifecta
+    EMPTY_QUERY = "EMPTY_QUERY"
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    PATH_OUTSIDE_SEGMENT = "PATH_OUTSIDE_SEGMENT"
+    FILE_NOT_FOUND = "FILE_NOT_FOUND"
+    CHUNK_NOT_FOUND = "CHUNK_NOT_FOUND"
+    SEGMENT_NOT_FOUND = "SEGMENT_NOT_FOUND"
+    INDEX_LOCKED = "INDEX_LOCKED"
+    PARSE_ERROR = "PARSE_ERROR"
+    EMBEDDER_UNAVAILABLE = "EMBEDDER_UNAVAILABLE"
+    LSP_UNAVAILABLE = "LSP_UNAVAILABLE"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+# Codes that mean "the caller asked for something malformed" (CLI exit 2); the rest are exit 1
+# when they are internal, or exit 0-with-error-envelope when they are a legitimate negative answer.
+INPUT_ERRORS = frozenset(
+    {
+        ErrorCode.INVALID_SELECTOR_SYNTAX,
+        ErrorCode.LANGUAGE_NOT_SUPPORTED,
+        ErrorCode.EMPTY_QUERY,
+        ErrorCode.INVALID_ARGUMENT,
+        ErrorCode.PATH_OUTSIDE_SEGMENT,
+        ErrorCode.SEGMENT_NOT_FOUND,
+    }
+)
+
+
+def _plain(value: Any) -> Any:
+    """Turn attrs values, enums, tuples and mappings into JSON-ready builtins."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if attrs.has(type(value)):
+        return {f.name: _plain(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | frozenset | set):
+        items = sorted(value) if isinstance(value, frozenset | set) else value
+        return [_plain(v) for v in items]
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class Error:
+    code: ErrorCode
+    message: str
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code.value, "message": self.message, "data": _plain(self.data)}
+
+
+@attrs.frozen(kw_only=True)
+class Ref:
+    kind: str
+    uri: str
+
+
+@attrs.frozen(kw_only=True)
+class Response:
+    kind: str
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+    refs: tuple[Ref, ...] = attrs.field(default=(), converter=tuple)
+    errors: tuple[Error, ...] = attrs.field(default=(), converter=tuple)
+    next_actions: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    @property
+    def status(self) -> str:
+        return "error" if self.errors else "ok"
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @classmethod
+    def success(
+        cls,
+        kind: str,
+        data: Mapping[str, Any],
+        *,
+        refs: Sequence[Ref] = (),
+        next_actions: Sequence[str] = (),
+    ) -> Response:
+        return cls(kind=kind, data=data, refs=tuple(refs), next_actions=tuple(next_actions))
+
+    @classmethod
+    def failure(
+        cls,
+        kind: str,
+        code: ErrorCode,
+        message: str,
+        *,
+        error_data: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | None = None,
+        next_actions: Sequence[str] = (),
+    ) -> Response:
+        error = Error(code=code, message=message, data=dict(error_data or {}))
+        return cls(kind=kind, data=dict(data or {}), errors=(error,), next_actions=tuple(next_actions))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": self.status,
+            "kind": self.kind,
+            "data": _plain(self.data),
+            "refs": [_plain(r) for r in self.refs],
+            "errors": [e.to_dict() for e in self.errors],
+            "next_actions": list(self.next_actions),
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Response:
+        """Decode an envelope back into the typed model (the JSON contract's round trip)."""
+        if raw.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported schema_version {raw.get('schema_version')!r}")
+        errors = tuple(
+            Error(code=ErrorCode(e["code"]), message=e["message"], data=e.get("data", {}))
+            for e in raw.get("errors", [])
+        )
+        response = cls(
+            kind=raw["kind"],
+            data=raw.get("data", {}),
+            refs=tuple(Ref(kind=r["kind"], uri=r["uri"]) for r in raw.get("refs", [])),
+            errors=errors,
+            next_actions=tuple(raw.get("next_actions", [])),
+        )
+        if response.status != raw.get("status"):
+            raise ValueError("status disagrees with errors")
+        return response

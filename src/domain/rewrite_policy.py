@@ -1,0 +1,151 @@
+"""When to ask the LLM to rewrite a query, and how its focus re-weights results (llm-query-rewriting.md
+Tasks 4 and 5).
+
+* ``should_rewrite`` is the document's heuristic unchanged: code-like queries (dotted paths, camelCase,
+  snake_case) and short keyword queries go straight to search; natural-language questions with at least three
+  meaningful words are rewritten.
+* ``apply_focus`` multiplies by ``FOCUS_MULTIPLIER`` (0.7, the document's decision) the score of every
+  result on the side the focus is not about, then re-sorts.
+
+Decisions where the document is silent:
+
+* ``_STOP_WORDS`` is not given there; it is a small English list of articles, pronouns, auxiliaries,
+  prepositions, conjunctions and question words. Words that name code ("get", "set", "new", "file") are not
+  stop words.
+* ``is_test_file`` keeps the document's rules (a ``tests`` path component, ``test_*`` or ``*_test.py``) and
+  adds a ``test`` or ``__tests__`` directory, ``conftest.py``, and ``*_test`` with any extension
+  (``store_test.go``). A ``testing`` directory is not a test (``numpy/testing`` is library code).
+  Backslashes count as separators, and matching is case-sensitive, as in the document.
+* ``apply_focus`` always returns the items sorted by score, highest first and stable for ties, also for
+  ``Focus.ALL`` (where the document returned the input order untouched).
+* ``infer_focus`` is the fallback when no LLM supplied a focus: "tests" when the query mentions tests (English
+  or Spanish), otherwise "implementation".
+* ``parse_focus`` maps anything that is not a known focus (an LLM's free text, ``None``) to ``Focus.ALL``,
+  the choice that changes no score.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+FOCUS_MULTIPLIER = 0.7
+
+_QUESTION_WORDS = frozenset({"how", "what", "where", "why", "when", "which", "does", "do"})
+
+_STOP_WORDS = frozenset(
+    {
+        # articles, determiners, pronouns
+        "a", "an", "the", "this", "that", "these", "those", "some", "any", "each", "every", "all", "both",
+        "i", "me", "my", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its",
+        "they", "them", "their", "there", "here",
+        # auxiliaries and modals
+        "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "done",
+        "have", "has", "had", "having", "can", "could", "should", "would", "will", "shall", "may", "might",
+        "must",
+        # question words
+        "how", "what", "where", "why", "when", "which", "who", "whom", "whose",
+        # prepositions
+        "of", "in", "on", "at", "by", "for", "with", "about", "into", "onto", "from", "to", "up", "down",
+        "out", "over", "under", "between", "through", "during", "before", "after", "above", "below",
+        "within", "without", "across", "via", "per",
+        # conjunctions and adverbs
+        "and", "or", "but", "if", "then", "else", "so", "than", "too", "very", "not", "no", "nor", "as",
+        "just", "also", "only", "again", "once", "such", "own", "same", "other", "more", "most", "while",
+        "until", "because",
+    }
+)  # fmt: skip
+
+_CAMEL_CASE_RE = re.compile(r"[a-z][A-Z]")
+_SNAKE_CASE_RE = re.compile(r"\w+_\w+")
+_DOTTED_PATH_RE = re.compile(r"\w+\.\w+")
+
+_TEST_DIRECTORIES = frozenset({"tests", "test", "__tests__"})
+_TEST_WORDS = frozenset(
+    {"test", "tests", "testing", "tested", "pytest", "unittest", "unittests", "fixture", "fixtures",
+     "conftest", "prueba", "pruebas"}
+)  # fmt: skip
+_WORD_RE = re.compile(r"[^\W_]+")  # words without underscores, so "test_store" mentions "test"
+
+
+class Focus(enum.StrEnum):
+    IMPLEMENTATION = "implementation"
+    TESTS = "tests"
+    ALL = "all"
+
+
+def should_rewrite(query: str) -> bool:
+    """True for a natural-language query worth an LLM rewrite, False for code-like or keyword queries."""
+    query = query.strip()
+    if not query:
+        return False
+    if _DOTTED_PATH_RE.search(query) or _CAMEL_CASE_RE.search(query):
+        return False
+    tokens = [token for token in re.split(r"[^\w]+", query) if token]
+    if not tokens:
+        return False
+    if len(tokens) == 1 and _SNAKE_CASE_RE.match(tokens[0]):
+        return False
+    non_stop = [token for token in tokens if token.lower() not in _STOP_WORDS]
+    # Fewer than three meaningful words is a keyword search, whatever else it looks like.
+    if len(non_stop) < 3:
+        return False
+    if any(_SNAKE_CASE_RE.match(token) for token in tokens):
+        return False
+    if {token.lower() for token in tokens} & _QUESTION_WORDS:
+        return True
+    stop_count = len(tokens) - len(non_stop)
+    return stop_count / len(tokens) > 0.4
+
+
+def is_test_file(path: str) -> bool:
+    """True when ``path`` looks like a test, a test helper or a test fixture."""
+    parts = [part for part in path.replace("\\", "/").split("/") if part]
+    if not parts:
+        return False
+    basename = parts[-1]
+    if "tests" in parts or _TEST_DIRECTORIES.intersection(parts[:-1]):
+        return True
+    stem = basename.rsplit(".", 1)[0] if "." in basename else basename
+    return basename.startswith("test_") or stem.endswith("_test") or basename == "conftest.py"
+
+
+def focus_multiplier(path: str, focus: Focus) -> float:
+    """1.0 when ``path`` is on the side ``focus`` asks for (or focus is ALL), else ``FOCUS_MULTIPLIER``."""
+    if focus is Focus.ALL:
+        return 1.0
+    wants_tests = focus is Focus.TESTS
+    return 1.0 if is_test_file(path) == wants_tests else FOCUS_MULTIPLIER
+
+
+def apply_focus(
+    items: Sequence[T],
+    focus: Focus,
+    *,
+    path: Callable[[T], str],
+    score: Callable[[T], float],
+) -> list[tuple[T, float]]:
+    """Each item with its focus-adjusted score, highest first; ties keep their input order."""
+    adjusted = [(item, score(item) * focus_multiplier(path(item), focus)) for item in items]
+    # sorted() is stable, also with reverse=True.
+    return sorted(adjusted, key=lambda pair: pair[1], reverse=True)
+
+
+def infer_focus(query: str) -> Focus:
+    """TESTS when the query is about tests, else IMPLEMENTATION; for when no LLM gave a focus."""
+    words = set(_WORD_RE.findall(query.lower()))
+    return Focus.TESTS if words & _TEST_WORDS else Focus.IMPLEMENTATION
+
+
+def parse_focus(value: object) -> Focus:
+    """A known focus from free text (``"Tests "`` -> TESTS); anything else is ALL, which changes no score."""
+    if isinstance(value, str):
+        try:
+            return Focus(value.strip().lower())
+        except ValueError:
+            return Focus.ALL
+    return Focus.ALL

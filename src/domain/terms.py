@@ -1,0 +1,230 @@
+"""Words of code and of questions: identifier splitting and query terms.
+
+The same splitting runs when text is indexed and when a query is read, so `parseHTTPHeader`,
+`parse_http_header` and the words `parse header` meet in the middle.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+_IDENT = re.compile(r"[^\W\d][\w]*|\d+", re.UNICODE)
+# identifiers with an inner '_' or a lower->upper step: the only words that need splitting
+_COMPOUND = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "by",
+        "with",
+        "from",
+        "as",
+        "at",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "how",
+        "where",
+        "which",
+        "does",
+        "do",
+        "did",
+        "done",
+        "when",
+        "why",
+        "who",
+        "whom",
+        "into",
+        "return",
+        "returns",
+        "get",
+        "gets",
+        "there",
+        "here",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "find",
+        "show",
+        "give",
+        "list",
+        "tell",
+        "please",
+        "code",
+        "file",
+        "files",
+        "function",
+        "functions",
+        "method",
+        "methods",
+        "class",
+        "classes",
+        "implemented",
+        "implementation",
+        "handled",
+        "used",
+        "using",
+        "use",
+        "uses",
+        "work",
+        "works",
+        "happen",
+        "happens",
+        "made",
+        "make",
+        "makes",
+        "way",
+        "any",
+        "all",
+        "some",
+        "each",
+        "every",
+        "other",
+        "than",
+        "then",
+        "so",
+        "if",
+        "not",
+        "no",
+        "yes",
+        "via",
+        "about",
+        "over",
+        "under",
+        "up",
+        "down",
+        "out",
+        "de",
+        "la",
+        "el",
+        "los",
+        "las",
+        "un",
+        "una",
+        "unos",
+        "unas",
+        "y",
+        "o",
+        "en",
+        "del",
+        "al",
+        "se",
+        "que",
+        "como",
+        "cómo",
+        "donde",
+        "dónde",
+        "cual",
+        "cuál",
+        "cuales",
+        "por",
+        "para",
+        "con",
+        "sin",
+        "su",
+        "sus",
+        "es",
+        "son",
+        "lo",
+        "le",
+        "les",
+        "esta",
+        "este",
+        "estos",
+        "estas",
+        "eso",
+        "esa",
+        "ese",
+        "qué",
+        "muestra",
+        "muéstrame",
+        "dame",
+        "busca",
+        "buscar",
+        "encuentra",
+        "encontrar",
+    ]
+)
+
+
+def split_identifier(word: str) -> list[str]:
+    """`parseHTTPHeader` -> [parse, HTTP, Header]; `parse_http_header` -> [parse, http, header]."""
+    parts: list[str] = []
+    for piece in word.split("_"):
+        if piece:
+            parts.extend(_CAMEL.findall(piece) or [piece])
+    return parts
+
+
+def words(text: str) -> list[str]:
+    return _IDENT.findall(text)
+
+
+def expand_identifiers(text: str) -> str:
+    """Index-side text: every compound identifier followed by its parts (`parseHTTPHeader parse HTTP Header`).
+
+    Plain words pass through untouched (the full-text tokenizer folds case), so the scan stays in C.
+    """
+    return _COMPOUND.sub(_expand_match, text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _expand_word(word: str) -> str:
+    parts = split_identifier(word)
+    return word + " " + " ".join(parts) if len(parts) > 1 else word
+
+
+def _expand_match(match: re.Match[str]) -> str:
+    return _expand_word(match.group(0))
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: `Sesión` -> `sesion`."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def query_terms(query: str, *, keep_stop_words: bool = False) -> list[str]:
+    """Distinct meaningful words of a query, in order, lower case (identifiers kept whole)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for word in _IDENT.findall(query):
+        low = word.lower()
+        if not keep_stop_words and (low in STOP_WORDS or len(low) < 2):
+            continue
+        if low not in seen:
+            seen.add(low)
+            out.append(low)
+    return out

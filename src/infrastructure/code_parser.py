@@ -1,0 +1,101 @@
+"""The CodeParser adapter: Python through `ast`, every other known text format as line windows.
+
+`parse_many` spreads parsing over worker processes when there is enough of it to pay for them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+import attrs
+
+from ..application.ports import CodeParser
+from ..domain.code import Chunk, ChunkKind, ParsedFile
+from .python_parser import chunk_id, parse_python
+
+TEXT_WINDOW = 50
+
+LANGUAGES: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".md": "markdown", ".rst": "rst", ".txt": "text",
+    ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".ini": "ini", ".cfg": "ini",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".tsx": "typescript",
+    ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".rb": "ruby", ".php": "php",
+    ".swift": "swift", ".scala": "scala", ".sh": "shell", ".bash": "shell", ".sql": "sql",
+    ".html": "html", ".css": "css", ".xml": "xml", ".proto": "protobuf", ".lua": "lua",
+}  # fmt: skip
+NAMED_FILES = {"Makefile": "make", "Dockerfile": "docker", "README": "text", "LICENSE": "text"}
+PARALLEL_MIN_FILES = 64
+
+
+def language_of(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    if name in NAMED_FILES:
+        return NAMED_FILES[name]
+    dot = name.rfind(".")
+    return LANGUAGES.get(name[dot:].lower()) if dot > 0 else None
+
+
+def text_chunks(path: str, language: str, text: str) -> tuple[Chunk, ...]:
+    lines = text.splitlines()
+    name = path.rsplit("/", 1)[-1]
+    out = []
+    for index, start in enumerate(range(0, len(lines), TEXT_WINDOW)):
+        window = lines[start : start + TEXT_WINDOW]
+        if not any(line.strip() for line in window):
+            continue
+        headings = (
+            [w.lstrip("#").strip() for w in window if w.startswith("#")] if language == "markdown" else []
+        )
+        out.append(
+            Chunk(
+                id=chunk_id(path, "text", "", index),
+                path=path,
+                start_line=start + 1,
+                end_line=start + len(window),
+                kind=ChunkKind.TEXT,
+                language=language,
+                name=name,
+                signature=path,
+                doc="\n".join(headings),
+                body="\n".join(window),
+            )
+        )
+    return tuple(out)
+
+
+def parse_source(path: str, text: str) -> ParsedFile:
+    language = language_of(path) or "text"
+    if language == "python":
+        parsed = parse_python(path, text)
+        if parsed.error:  # keep the file searchable as text; symbols are skipped and counted
+            return ParsedFile(language="python", chunks=text_chunks(path, "python", text), error=parsed.error)
+        return parsed
+    return ParsedFile(language=language, chunks=text_chunks(path, language, text))
+
+
+def _parse_item(item: tuple[str, str]) -> tuple[str, ParsedFile]:
+    parsed = parse_source(*item)
+    return item[0], attrs.evolve(parsed, chunks=tuple(c.with_search_fields() for c in parsed.chunks))
+
+
+class SourceParser(CodeParser):
+    def __init__(self, workers: int | None = None) -> None:
+        self._workers = workers if workers is not None else max(1, min(4, os.cpu_count() or 1))
+
+    def language_of(self, path: str) -> str | None:
+        return language_of(path)
+
+    def parse(self, path: str, text: str) -> ParsedFile:
+        return parse_source(path, text)
+
+    def parse_many(self, items: Sequence[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        if self._workers <= 1 or len(items) < PARALLEL_MIN_FILES:
+            yield from map(_parse_item, items)
+            return
+        with ProcessPoolExecutor(max_workers=self._workers) as pool:
+            yield from pool.map(_parse_item, items, chunksize=16)

@@ -1,0 +1,161 @@
+"""The files of a segment on the local disk.
+
+Listing honours `.gitignore` and `.trifectaignore` files at every level (git's precedence: a deeper file
+and a later line win), the default excludes (VCS folders, `.trifecta`, virtual environments, dependency
+and cache folders, build output) and secret-looking files. Directory symlinks are never followed (no
+loops, nothing outside); a file symlink is kept only when it points inside the segment. Reading refuses
+any path that resolves outside the segment.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as statmod
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from ..application.ports import FileSource, OutsideSegment, Scan, SourceFile
+
+DEFAULT_EXCLUDED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".trifecta", ".venv", "venv", ".env", "env", "node_modules", "__pycache__",
+        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".hypothesis", ".cache", ".idea",
+        ".vscode", "build", "dist", "site-packages", ".eggs", "target", ".next", ".gradle", "coverage",
+        "htmlcov", ".ipynb_checkpoints",
+    }
+)  # fmt: skip
+DEFAULT_SECRET_PATTERNS = (
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.p12",
+    "*.pfx", "*.keystore", "*.jks", ".netrc", ".pgpass", ".htpasswd", "*.kdbx", "secrets.*", "credentials.json",
+)  # fmt: skip
+IGNORE_FILES = (".gitignore", ".trifectaignore")
+DEFAULT_MAX_FILE_BYTES = 1 << 20
+
+
+class LocalFileSource(FileSource):
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        exclude: Sequence[str] = (),
+        secret_patterns: Sequence[str] = DEFAULT_SECRET_PATTERNS,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.max_file_bytes = max_file_bytes
+        self._extra = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
+        self._secrets = GitIgnoreSpec.from_lines(list(secret_patterns))
+
+    # ---------------------------------------------------------------- listing
+    def scan(self) -> Scan:
+        files: list[SourceFile] = []
+        skipped: Counter[str] = Counter()
+        root_str = str(self.root)
+        stack: list[tuple[str, str, tuple[tuple[str, GitIgnoreSpec], ...]]] = [(root_str, "", ())]
+        while stack:
+            abs_dir, rel_dir, specs = stack.pop()
+            specs = specs + self._ignore_specs(abs_dir, rel_dir)
+            try:
+                entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+            except OSError:
+                skipped["unreadable"] += 1
+                continue
+            for entry in entries:
+                rel = f"{rel_dir}{entry.name}"
+                try:
+                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    skipped["unreadable"] += 1
+                    continue
+                if is_dir:
+                    if entry.name in DEFAULT_EXCLUDED_DIRS or entry.name.endswith(".egg-info"):
+                        skipped["excluded"] += 1
+                    elif self._ignored(rel + "/", specs):
+                        skipped["ignored"] += 1
+                    elif os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                        skipped["excluded"] += 1
+                    else:
+                        stack.append((entry.path, rel + "/", specs))
+                    continue
+                if is_link:
+                    target = os.path.realpath(entry.path)
+                    if not _inside(target, root_str):
+                        skipped["symlink_outside"] += 1
+                        continue
+                    if os.path.isdir(target):
+                        skipped["symlink_dir"] += 1
+                        continue
+                if self._ignored(rel, specs):
+                    skipped["ignored"] += 1
+                    continue
+                if self._secrets.match_file(entry.name) or self._secrets.match_file(rel):
+                    skipped["secret"] += 1
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=True)
+                except OSError:
+                    skipped["unreadable"] += 1
+                    continue
+                if not statmod.S_ISREG(st.st_mode):
+                    skipped["not_regular"] += 1
+                    continue
+                if st.st_size > self.max_file_bytes:
+                    skipped["too_large"] += 1
+                    continue
+                if not os.access(entry.path, os.R_OK):
+                    skipped["unreadable"] += 1
+                    continue
+                files.append(SourceFile(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns))
+        files.sort(key=lambda f: f.path)
+        return Scan(files=tuple(files), skipped=dict(skipped))
+
+    def _ignore_specs(self, abs_dir: str, rel_dir: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
+        found = []
+        for name in IGNORE_FILES:
+            try:
+                with open(os.path.join(abs_dir, name), encoding="utf-8", errors="replace") as fh:
+                    found.append((rel_dir, GitIgnoreSpec.from_lines(fh.read().splitlines())))
+            except OSError:
+                continue
+        return tuple(found)
+
+    def _ignored(self, rel: str, specs: tuple[tuple[str, GitIgnoreSpec], ...]) -> bool:
+        if self._extra is not None and self._extra.match_file(rel):
+            return True
+        verdict: bool | None = None
+        for base, spec in specs:  # shallow to deep: deeper files decide last
+            result = spec.check_file(rel[len(base) :])
+            if result.include is not None:
+                verdict = result.include
+        return bool(verdict)
+
+    # ---------------------------------------------------------------- reading
+    def resolve(self, path: str) -> Path:
+        """The absolute path of a segment-relative path; raises OutsideSegment when it leaves."""
+        if not path or "\x00" in path:
+            raise OutsideSegment(f"not a path inside the segment: {path!r}")
+        candidate = Path(path)
+        if candidate.is_absolute() or ".." in candidate.parts:
+            raise OutsideSegment(f"{path!r} is not a path inside the segment {self.root}")
+        full = self.root / candidate
+        if not _inside(os.path.realpath(full), str(self.root)):
+            raise OutsideSegment(f"{path!r} resolves outside the segment {self.root}")
+        return full
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.resolve(path).read_bytes()
+
+    def stat(self, path: str) -> SourceFile | None:
+        try:
+            st = self.resolve(path).stat()
+        except OSError:
+            return None
+        return SourceFile(path=path, size=st.st_size, mtime_ns=st.st_mtime_ns)
+
+
+def _inside(target: str, root: str) -> bool:
+    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)

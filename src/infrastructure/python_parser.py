@@ -1,0 +1,251 @@
+"""Python source -> symbols and chunks, with the standard library's `ast`.
+
+Symbols: every class, function and method, nested ones included, found through `if`/`try`/`with`/loop
+blocks too (conditional definitions stay at their scope). Chunks: one per function or method that is not
+nested in a function (nested functions stay inside their parent's chunk), one header chunk per class (its
+lines minus the bodies of its definitions, keeping their `def` lines), and module-level windows of the code
+outside any definition. Deep nesting that defeats the parser (RecursionError, MemoryError) is an error for
+that file, never a crash: the caller indexes it as text.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+
+from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+_TRAILING_COLON = re.compile(r":\s*(#.*)?$")
+_SPACES = re.compile(r"\s+")
+MODULE_WINDOW = 80
+
+
+def chunk_id(path: str, kind: str, symbol: str, ordinal: int) -> str:
+    """Stable across re-indexing: depends on where a chunk is, not on its line numbers."""
+    return hashlib.sha1(f"{path}\0{kind}\0{symbol}\0{ordinal}".encode()).hexdigest()[:16]
+
+
+def _unparse(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # unparse of exotic nodes: a name is better than a crash
+        return type(node).__name__
+
+
+def _children(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Definitions directly in a body, looking through compound statements that do not open a scope."""
+    found: list[ast.stmt] = []
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFS):
+            found.append(node)
+        elif isinstance(node, _BLOCKS):
+            inner: list[ast.stmt] = list(node.body) + list(getattr(node, "orelse", []))
+            if isinstance(node, ast.Try):
+                inner += [s for h in node.handlers for s in h.body] + list(node.finalbody)
+            stack.extend(reversed(inner))
+        elif isinstance(node, ast.Match):
+            stack.extend(reversed([s for case in node.cases for s in case.body]))
+    return found
+
+
+def _signature(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    first = node.lineno
+    last = node.body[0].lineno - 1 if node.body and node.body[0].lineno > first else first
+    text = " ".join(line.strip() for line in lines[first - 1 : last])
+    if node.body and node.body[0].lineno == first:  # `def f(): pass` on one line
+        col = node.body[0].col_offset
+        text = lines[first - 1].encode()[:col].decode(errors="replace").strip()
+    text = _TRAILING_COLON.sub("", text)
+    return _SPACES.sub(" ", text)[:400]
+
+
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    a = node.args
+    names = [p.arg for p in (*a.posonlyargs, *a.args)]
+    if a.vararg:
+        names.append("*" + a.vararg.arg)
+    names += [p.arg for p in a.kwonlyargs]
+    if a.kwarg:
+        names.append("**" + a.kwarg.arg)
+    return tuple(names)
+
+
+def _comments(lines: list[str]) -> str:
+    return "\n".join(s[1:].strip() for s in (line.strip() for line in lines) if s.startswith("#"))
+
+
+def parse_python(path: str, text: str) -> ParsedFile:
+    try:
+        tree = ast.parse(text, filename=path, type_comments=False)
+    except (SyntaxError, ValueError) as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        return ParsedFile(language="python", error=f"syntax error{where}: {getattr(exc, 'msg', exc)}")
+    except (RecursionError, MemoryError) as exc:
+        return ParsedFile(language="python", error=f"too deeply nested to parse ({type(exc).__name__})")
+    try:
+        return _extract(path, text, tree)
+    except (RecursionError, MemoryError) as exc:
+        return ParsedFile(language="python", error=f"too deeply nested to parse ({type(exc).__name__})")
+
+
+def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
+    lines = text.splitlines()
+    symbols: list[Symbol] = []
+    chunks: list[Chunk] = []
+    seen_ids: dict[str, int] = {}
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+    def new_id(kind: str, symbol: str) -> str:
+        key = f"{kind}\0{symbol}"
+        ordinal = seen_ids.get(key, 0)
+        seen_ids[key] = ordinal + 1
+        return chunk_id(path, kind, symbol, ordinal)
+
+    # (node, parent qualname, parent kind, depth, inside a function)
+    stack: list[tuple[ast.stmt, str, str, int, bool]] = [
+        (n, "", "module", 0, False) for n in reversed(_children(tree.body))
+    ]
+    top_level_ranges: list[tuple[int, int]] = []
+    while stack:
+        node, parent, parent_kind, depth, in_function = stack.pop()
+        assert isinstance(node, _DEFS)
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        end = node.end_lineno or node.lineno
+        qualname = f"{parent}.{node.name}" if parent else node.name
+        decorators = tuple(_unparse(d) for d in node.decorator_list)
+        docstring = ast.get_docstring(node, clean=True) or ""
+        signature = _signature(lines, node)
+        if depth == 0:
+            top_level_ranges.append((start, end))
+        kids = _children(node.body)
+        if isinstance(node, ast.ClassDef):
+            sym = Symbol(
+                name=node.name,
+                qualname=qualname,
+                kind=SymbolKind.CLASS,
+                start_line=start,
+                end_line=end,
+                def_line=node.lineno,
+                signature=signature,
+                docstring=docstring,
+                decorators=decorators,
+                bases=tuple(_unparse(b) for b in node.bases),
+                parent=parent,
+                depth=depth,
+            )
+            if not in_function:
+                kid_ranges = [
+                    (
+                        min([k.lineno] + [d.lineno for d in k.decorator_list]),
+                        k.end_lineno or k.lineno,
+                        k.lineno,
+                    )  # type: ignore[attr-defined]
+                    for k in kids
+                ]
+                header_end = (min(r[0] for r in kid_ranges) - 1) if kid_ranges else end
+                body_lines = _lines_outside(lines, start, end, kid_ranges)
+                chunks.append(
+                    Chunk(
+                        id=new_id("class", qualname),
+                        path=path,
+                        start_line=start,
+                        end_line=max(start, header_end),
+                        kind=ChunkKind.CLASS,
+                        language="python",
+                        symbol=qualname,
+                        name=node.name,
+                        signature=signature,
+                        doc=docstring,
+                        body=body_lines,
+                    )
+                )
+            kind_for_kids = "class"
+        else:
+            is_method = parent_kind == "class"
+            sym = Symbol(
+                name=node.name,
+                qualname=qualname,
+                kind=SymbolKind.METHOD if is_method else SymbolKind.FUNCTION,
+                start_line=start,
+                end_line=end,
+                def_line=node.lineno,
+                signature=signature,
+                docstring=docstring,
+                decorators=decorators,
+                params=_params(node),
+                is_async=isinstance(node, ast.AsyncFunctionDef),
+                parent=parent,
+                depth=depth,
+            )
+            if not in_function:
+                src = lines[start - 1 : end]
+                chunks.append(
+                    Chunk(
+                        id=new_id("method" if is_method else "function", qualname),
+                        path=path,
+                        start_line=start,
+                        end_line=end,
+                        kind=ChunkKind.METHOD if is_method else ChunkKind.FUNCTION,
+                        language="python",
+                        symbol=qualname,
+                        name=node.name,
+                        signature=signature,
+                        doc="\n".join(filter(None, [docstring, _comments(src)])),
+                        body="\n".join(src),
+                    )
+                )
+            kind_for_kids = "function"
+        symbols.append(sym)
+        inside = in_function or kind_for_kids == "function"
+        for kid in reversed(kids):
+            stack.append((kid, qualname, kind_for_kids, depth + 1, inside))
+
+    chunks.extend(_module_chunks(path, stem, lines, top_level_ranges, ast.get_docstring(tree) or "", new_id))
+    symbols.sort(key=lambda s: (s.start_line, s.depth))
+    chunks.sort(key=lambda c: c.start_line)
+    return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks))
+
+
+def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int, int, int]]) -> str:
+    """Lines start..end minus each hole (keeping the hole's `def`/`class` line as a summary)."""
+    keep = []
+    hole_iter = sorted(holes)
+    line = start
+    for h_start, h_end, h_def in hole_iter:
+        keep.extend(lines[line - 1 : h_start - 1])
+        keep.append(lines[h_def - 1] if h_def - 1 < len(lines) else "")
+        line = max(line, h_end + 1)
+    keep.extend(lines[line - 1 : end])
+    return "\n".join(keep)
+
+
+def _module_chunks(path, stem, lines, ranges, module_doc, new_id) -> list[Chunk]:  # type: ignore[no-untyped-def]
+    covered = bytearray(len(lines) + 2)
+    for s, e in ranges:
+        covered[s : e + 1] = b"\x01" * (e - s + 1)
+    free = [n for n in range(1, len(lines) + 1) if not covered[n] and lines[n - 1].strip()]
+    out: list[Chunk] = []
+    for i in range(0, len(free), MODULE_WINDOW):
+        window = free[i : i + MODULE_WINDOW]
+        src = [lines[n - 1] for n in window]
+        out.append(
+            Chunk(
+                id=new_id("module", ""),
+                path=path,
+                start_line=window[0],
+                end_line=window[-1],
+                kind=ChunkKind.MODULE,
+                language="python",
+                symbol="",
+                name=stem,
+                signature=path,
+                doc="\n".join(filter(None, [module_doc if i == 0 else "", _comments(src)])),
+                body="\n".join(src),
+            )
+        )
+    return out

@@ -1,0 +1,428 @@
+"""The index: one SQLite file, written by IndexWriter, read by IndexReader.
+
+Schema (version in `meta.schema_version`; a mismatch or a damaged file rebuilds, never misreads):
+
+    meta(key, value)                               schema_version, built_at
+    files(id, path UNIQUE, size, mtime_ns, sha256, language, n_lines, parse_error)
+    symbols(id, file_id, name, qualname, kind, start_line, end_line, def_line, signature, docstring,
+            decorators, bases, params, is_async, parent, depth)        -- lists as JSON
+    chunks(rowid, id UNIQUE, file_id, path, start_line, end_line, kind, language, symbol, name,
+           signature, doc, body)
+    chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
+                text is identifier-expanded (`parseHTTPHeader parse http header`); ranked by bm25 with
+                field weights name > qualname, signature > doc > body > path
+    chunks_tri  FTS5(body) trigram, detail=column, external content = chunks: substring look-ups (LIKE)
+
+WAL journal; every batch of files is one transaction, so a run killed at any moment leaves the last
+committed, consistent index. Extension loading is never needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ..application.ports import (
+    FileUpdate,
+    IndexReader,
+    IndexStats,
+    IndexWriter,
+    ScoredChunk,
+    StoredFile,
+)
+from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
+from ..domain.terms import expand_identifiers
+
+SCHEMA_VERSION = "3"
+FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, language TEXT NOT NULL, n_lines INTEGER NOT NULL, parse_error TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS symbols(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
+    kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, def_line INTEGER NOT NULL,
+    signature TEXT NOT NULL, docstring TEXT NOT NULL, decorators TEXT NOT NULL, bases TEXT NOT NULL,
+    params TEXT NOT NULL, is_async INTEGER NOT NULL, parent TEXT NOT NULL, depth INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
+CREATE TABLE IF NOT EXISTS chunks(
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, file_id INTEGER NOT NULL, path TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, kind TEXT NOT NULL, language TEXT NOT NULL,
+    symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    name, qualname, signature, doc, body, path, content = '',
+    tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(
+    body, content = 'chunks', content_rowid = 'rowid', tokenize = 'trigram', detail = 'column');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
+"""
+
+_CHUNK_COLS = (
+    "c.id, c.path, c.start_line, c.end_line, c.kind, c.language, c.symbol, c.name, c.signature, c.doc, c.body"
+)
+_SYMBOL_COLS = (
+    "s.name, s.qualname, s.kind, s.start_line, s.end_line, s.def_line, s.signature, s.docstring, "
+    "s.decorators, s.bases, s.params, s.is_async, s.parent, s.depth"
+)
+_WORDY = re.compile(r"\w", re.UNICODE)
+
+
+class IndexLocked(Exception):
+    """Another process is writing this index."""
+
+
+def _chunk(row: Sequence[object]) -> Chunk:
+    return Chunk(
+        id=str(row[0]),
+        path=str(row[1]),
+        start_line=int(row[2]),  # type: ignore[call-overload]
+        end_line=int(row[3]),  # type: ignore[call-overload]
+        kind=ChunkKind(row[4]),
+        language=str(row[5]),
+        symbol=str(row[6]),
+        name=str(row[7]),
+        signature=str(row[8]),
+        doc=str(row[9]),
+        body=str(row[10]),
+    )
+
+
+def _symbol(row: Sequence[object]) -> Symbol:
+    return Symbol(
+        name=str(row[0]),
+        qualname=str(row[1]),
+        kind=SymbolKind(row[2]),
+        start_line=int(row[3]),  # type: ignore[call-overload]
+        end_line=int(row[4]),  # type: ignore[call-overload]
+        def_line=int(row[5]),  # type: ignore[call-overload]
+        signature=str(row[6]),
+        docstring=str(row[7]),
+        decorators=tuple(json.loads(str(row[8]))),
+        bases=tuple(json.loads(str(row[9]))),
+        params=tuple(json.loads(str(row[10]))),
+        is_async=bool(row[11]),
+        parent=str(row[12]),
+        depth=int(row[13]),  # type: ignore[call-overload]
+    )
+
+
+def _fts_values(ch: Chunk) -> tuple[str, ...]:
+    """The six FTS columns of a chunk (search_fields must be filled)."""
+    return (*ch.search_fields, expand_identifiers(ch.path.replace("/", " ").replace(".", " ")))
+
+
+def fts_string(term: str) -> str | None:
+    """A term as an FTS5 string literal; None when it holds no word character (it would match nothing)."""
+    if not _WORDY.search(term):
+        return None
+    return '"' + term.replace('"', '""') + '"'
+
+
+class SqliteIndex(IndexWriter, IndexReader):
+    def __init__(self, db_path: str | os.PathLike[str]) -> None:
+        self.path = Path(db_path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._rebuilt = False
+        self._conn = self._open()
+
+    # ---------------------------------------------------------------- lifecycle
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-32000")
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+            version = self._stored_version(conn)
+            if version not in (None, SCHEMA_VERSION):
+                conn.close()
+                self._remove_files()
+                conn = self._connect()
+            conn.executescript(_SCHEMA)
+            conn.execute(
+                f"INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25({', '.join(map(str, FIELD_WEIGHTS))})')"
+            )
+            return conn
+        except sqlite3.DatabaseError:  # not a database / malformed: start again rather than misread
+            with contextlib.suppress(Exception):
+                conn.close()
+            self._remove_files()
+            conn = self._connect()
+            conn.executescript(_SCHEMA)
+            return conn
+
+    def _stored_version(self, conn: sqlite3.Connection) -> str | None:
+        has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if not has_meta:
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            return None if tables == 0 else "unknown"
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return row[0] if row else "unknown"
+
+    def _remove_files(self) -> None:
+        self._rebuilt = True
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(str(self.path) + suffix)
+
+    def rebuild_needed(self) -> bool:
+        return self._rebuilt
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def writing(self, wait_seconds: float = 0.0) -> Iterator[None]:
+        """Hold the writer lock of this index; raises IndexLocked when another writer keeps it."""
+        lock_path = str(self.path) + ".lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                import fcntl
+            except ImportError:  # no advisory locks on this platform: SQLite's own locking still holds
+                yield
+                return
+            deadline = time.monotonic() + wait_seconds
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise IndexLocked(
+                            f"another trifecta process is indexing {self.path.parent.parent} "
+                            f"(lock {lock_path}); wait for it to finish and retry"
+                        ) from None
+                    time.sleep(0.1)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    # ---------------------------------------------------------------- writing
+    def file_states(self) -> dict[str, FileState]:
+        return {
+            row[0]: FileState(path=row[0], size=row[1], mtime_ns=row[2], sha256=row[3])
+            for row in self._conn.execute("SELECT path, size, mtime_ns, sha256 FROM files")
+        }
+
+    def _remove(self, file_id: int) -> None:
+        c = self._conn
+        c.execute(
+            "INSERT INTO chunks_tri(chunks_tri, rowid, body) SELECT 'delete', rowid, body FROM chunks WHERE file_id=?",
+            (file_id,),
+        )
+        c.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE file_id=?)", (file_id,)
+        )
+        c.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        c.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
+
+    def apply(
+        self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
+    ) -> None:
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for path in deleted:
+                row = c.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+                if row:
+                    self._remove(row[0])
+                    c.execute("DELETE FROM files WHERE id=?", (row[0],))
+            for st in touched:
+                c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (st.size, st.mtime_ns, st.path))
+            for up in updates:
+                self._write_file(up)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def _write_file(self, up: FileUpdate) -> None:
+        c = self._conn
+        st, parsed = up.state, up.parsed
+        row = c.execute("SELECT id FROM files WHERE path=?", (st.path,)).fetchone()
+        if row:
+            file_id = row[0]
+            self._remove(file_id)
+            c.execute(
+                "UPDATE files SET size=?, mtime_ns=?, sha256=?, language=?, n_lines=?, parse_error=? WHERE id=?",
+                (st.size, st.mtime_ns, st.sha256, parsed.language, up.n_lines, parsed.error, file_id),
+            )
+        else:
+            file_id = c.execute(
+                "INSERT INTO files(path, size, mtime_ns, sha256, language, n_lines, parse_error) VALUES (?,?,?,?,?,?,?)",
+                (st.path, st.size, st.mtime_ns, st.sha256, parsed.language, up.n_lines, parsed.error),
+            ).lastrowid
+        c.executemany(
+            "INSERT INTO symbols(file_id, name, qualname, kind, start_line, end_line, def_line, signature, "
+            "docstring, decorators, bases, params, is_async, parent, depth) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    file_id, s.name, s.qualname, s.kind.value, s.start_line, s.end_line, s.def_line, s.signature,
+                    s.docstring, json.dumps(s.decorators), json.dumps(s.bases), json.dumps(s.params),
+                    int(s.is_async), s.parent, s.depth,
+                )
+                for s in parsed.symbols
+            ],
+        )  # fmt: skip
+        base = c.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
+        chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in parsed.chunks]
+        c.executemany(
+            "INSERT INTO chunks(rowid, id, file_id, path, start_line, end_line, kind, language, symbol, "
+            "name, signature, doc, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    base + i, ch.id, file_id, ch.path, ch.start_line, ch.end_line, ch.kind.value, ch.language,
+                    ch.symbol, ch.name, ch.signature, ch.doc, ch.body,
+                )
+                for i, ch in enumerate(chunks, 1)
+            ],
+        )  # fmt: skip
+        c.executemany(
+            "INSERT INTO chunks_fts(rowid, name, qualname, signature, doc, body, path) VALUES (?,?,?,?,?,?,?)",
+            [(base + i, *_fts_values(ch)) for i, ch in enumerate(chunks, 1)],
+        )
+        c.executemany(
+            "INSERT INTO chunks_tri(rowid, body) VALUES (?, ?)", [(base + i, ch.body) for i, ch in enumerate(chunks, 1)]
+        )
+
+    def finish_run(self, built_at: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
+
+    # ---------------------------------------------------------------- reading
+    def stats(self) -> IndexStats:
+        c = self._conn
+        files, errors = c.execute(
+            "SELECT count(*), coalesce(sum(parse_error != ''), 0) FROM files"
+        ).fetchone()
+        built = c.execute("SELECT value FROM meta WHERE key='built_at'").fetchone()
+        size = sum(
+            os.path.getsize(str(self.path) + s) for s in ("", "-wal") if os.path.exists(str(self.path) + s)
+        )
+        return IndexStats(
+            files=files,
+            symbols=c.execute("SELECT count(*) FROM symbols").fetchone()[0],
+            chunks=c.execute("SELECT count(*) FROM chunks").fetchone()[0],
+            built_at=built[0] if built else "",
+            parse_errors=errors,
+            db_bytes=size,
+        )
+
+    def search_terms(
+        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+    ) -> list[ScoredChunk]:
+        clauses = []
+        for group in groups:
+            alts = [s for s in dict.fromkeys(fts_string(t) for t in group) if s]
+            if alts:
+                clauses.append(alts[0] if len(alts) == 1 else "(" + " OR ".join(alts) + ")")
+        if not clauses:
+            return []
+        expr = (" AND " if require_all else " OR ").join(clauses)
+        rows = self._conn.execute(
+            f"SELECT {_CHUNK_COLS}, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            (expr, limit),
+        ).fetchall()
+        return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
+
+    def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
+        """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.
+        Needles of three characters or more use the trigram index; shorter ones scan."""
+        needles = [n for n in needles if n]
+        if not needles:
+            return []
+        long = [n for n in needles if len(n) >= 3]
+        table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if long else "chunks c"
+        column = "t.body" if long else "c.body"
+        where = " AND ".join(f"{column} LIKE ?" for _ in needles)
+        params: list[object] = [f"%{n}%" for n in needles]
+        params.append(limit)
+        sql = f"SELECT {_CHUNK_COLS} FROM {table} WHERE {where} ORDER BY c.path, c.start_line LIMIT ?"
+        return [_chunk(r) for r in self._conn.execute(sql, params)]
+
+    def iter_chunks(self, paths: Iterable[str] | None = None) -> Iterator[Chunk]:
+        if paths is None:
+            yield from (
+                _chunk(r) for r in self._conn.execute(f"SELECT {_CHUNK_COLS} FROM chunks c ORDER BY c.rowid")
+            )
+            return
+        for path in paths:
+            rows = self._conn.execute(
+                f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.path=? ORDER BY c.start_line", (path,)
+            )
+            yield from (_chunk(r) for r in rows)
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        row = self._conn.execute(f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.id=?", (chunk_id,)).fetchone()
+        return _chunk(row) if row else None
+
+    def file(self, path: str) -> StoredFile | None:
+        row = self._conn.execute(
+            "SELECT path, language, n_lines, parse_error, sha256 FROM files WHERE path=?", (path,)
+        ).fetchone()
+        return (
+            StoredFile(path=row[0], language=row[1], n_lines=row[2], parse_error=row[3], sha256=row[4])
+            if row
+            else None
+        )
+
+    def files(self) -> list[StoredFile]:
+        return [
+            StoredFile(path=r[0], language=r[1], n_lines=r[2], parse_error=r[3], sha256=r[4])
+            for r in self._conn.execute(
+                "SELECT path, language, n_lines, parse_error, sha256 FROM files ORDER BY path"
+            )
+        ]
+
+    def symbols(self, path: str) -> list[Symbol]:
+        rows = self._conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path=? "
+            "ORDER BY s.start_line, s.depth",
+            (path,),
+        )
+        return [_symbol(r) for r in rows]
+
+    def find_symbols(
+        self, *, name: str | None = None, qualname: str | None = None
+    ) -> list[tuple[str, Symbol]]:
+        where, arg = ("s.qualname=?", qualname) if qualname is not None else ("s.name=?", name)
+        rows = self._conn.execute(
+            f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where} "
+            "ORDER BY f.path, s.start_line",
+            (arg,),
+        )
+        return [(r[0], _symbol(r[1:])) for r in rows]
+
+    def all_symbols(self) -> Iterator[tuple[str, Symbol]]:
+        rows = self._conn.execute(
+            f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.start_line"
+        )
+        for r in rows:
+            yield r[0], _symbol(r[1:])
+
+    def vocabulary(self, limit: int) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT name FROM symbols WHERE depth <= 1 GROUP BY name ORDER BY count(*) DESC, name LIMIT ?",
+            (limit,),
+        )
+        return [r[0] for r in rows]
