@@ -175,10 +175,10 @@ class SearchSegment:
 
     @staticmethod
     def _alternatives(term: str) -> list[str]:
-        alts = [term]
+        alts = [term.lower()]
         parts = split_identifier(term)
         if len(parts) > 1:
-            alts.append(" ".join(parts))  # a phrase of the parts: parse_http_header ~ "parse http header"
+            alts.append(" ".join(parts).lower())  # a phrase of the parts: parse_http_header ~ "parse http header"
         return alts
 
     @staticmethod

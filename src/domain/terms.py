@@ -217,7 +217,7 @@ def fold(text: str) -> str:
 
 
 def query_terms(query: str, *, keep_stop_words: bool = False) -> list[str]:
-    """Distinct meaningful words of a query, in order, lower case (identifiers kept whole)."""
+    """Distinct meaningful words of a query, in order, case kept (so identifiers can still be split)."""
     seen: set[str] = set()
     out: list[str] = []
     for word in _IDENT.findall(query):
@@ -226,5 +226,5 @@ def query_terms(query: str, *, keep_stop_words: bool = False) -> list[str]:
             continue
         if low not in seen:
             seen.add(low)
-            out.append(low)
+            out.append(word)
     return out

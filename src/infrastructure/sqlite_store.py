@@ -230,8 +230,12 @@ class SqliteIndex(IndexWriter, IndexReader):
             "INSERT INTO chunks_tri(chunks_tri, rowid, body) SELECT 'delete', rowid, body FROM chunks WHERE file_id=?",
             (file_id,),
         )
-        c.execute(
-            "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE file_id=?)", (file_id,)
+        # a contentless FTS5 row is removed by handing the table the values it indexed, once more
+        rows = c.execute(f"SELECT c.rowid, {_CHUNK_COLS} FROM chunks c WHERE c.file_id=?", (file_id,)).fetchall()
+        c.executemany(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, name, qualname, signature, doc, body, path) "
+            "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
+            [(r[0], *_fts_values(_chunk(r[1:]).with_search_fields())) for r in rows],
         )
         c.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
         c.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))

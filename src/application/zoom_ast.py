@@ -1,0 +1,704 @@
+"""The AST engine: ``sym://`` selectors resolved to definitions, shown as a skeleton (L1) or a snippet (L2).
+
+ast-lsp-dual-engine.md §1 (zoom levels), §3 (selectors), §4 (envelope), §5 (budget), §6 (never guess).
+
+Resolution happens in two steps, the file and then the definition in it, and fails closed at each.
+
+**The file.** A selector path ``a/b`` names a ``.py`` file by its path without the extension. Candidates
+come in three tiers and the first tier that has any wins:
+
+1. ``a/b.py`` exactly (the path is the whole file path);
+2. ``a/b/__init__.py`` exactly (a package is named by its directory);
+3. every indexed ``.py`` file whose path ends with the components ``a/b`` (``pkg/a/b.py``) or whose
+   package directory does (``pkg/a/b/__init__.py``).
+
+Tiers 1 and 2 hold at most one file each, so only tier 3 can be ambiguous: ``utils`` with ``root/utils.py``
+and ``pkg/utils.py`` is ``AMBIGUOUS_SYMBOL`` with the candidates of §3.4, sorted by ``file_rel``. A full path
+wins over longer paths that merely end with it, because that is how a caller picks a candidate: every
+candidate's ``sym`` is the file's full path, and that ``sym`` resolves to exactly that file. With both
+``pkg.py`` and ``pkg/__init__.py`` present, ``sym://python/mod/pkg`` is therefore ``pkg.py`` (§3.3: ``mod/User``
+"looks for file ``User.py``") and the package is ``sym://python/mod/pkg/__init__``; only when neither is a full
+path match (``a/pkg.py`` and ``b/pkg/__init__.py`` for ``pkg``) are the two ambiguous. ``.pyi`` stubs and
+``.pyw`` files are not matched: a stub beside its module would make both unreachable under one selector.
+
+Tier 3 searches the index's file list. Tiers 1 and 2 also find a file created since the last index run,
+when the ``admit`` predicate passed to the resolver accepts its path (wire it to the file source's ignore and
+secret rules so a selector never reads a file the indexer would skip). A file listed in the index but gone
+from disk is not a candidate. A path that leaves the segment (a symlink pointing out) is
+``PATH_OUTSIDE_SEGMENT``.
+
+For a ``type`` selector whose file is ambiguous, the candidates are narrowed to the files that define the
+qualified name: exactly one resolves to it, none is ``SYMBOL_NOT_FOUND`` naming the files searched, several
+are ``AMBIGUOUS_SYMBOL`` with ``sym://python/type/<file>/<Symbol>#...`` candidates (kind ``"type"``).
+
+**The definition.** ``Symbol#member.inner`` is the qualified name ``Symbol.member.inner`` (nested functions
+included), matched exactly, never the nearest name. Missing is ``SYMBOL_NOT_FOUND`` with the file's skeleton
+(and the skeleton of the deepest enclosing definition that does exist) as next actions. When one file
+defines the qualified name more than once:
+
+* a property's accessors (every definition after the first decorated ``@<name>.setter`` / ``.getter`` /
+  ``.deleter``) and ``typing.overload`` groups (every definition but the last decorated ``@overload``) resolve
+  to the whole group: the range spans the first definition's first line to the last one's last line, and
+  ``data.definitions`` lists each definition's own range;
+* anything else (``if``/``else`` or ``try``/``except`` alternatives, plain redefinitions) is
+  ``AMBIGUOUS_SYMBOL`` whose candidates carry ``range`` (the grammar cannot tell them apart, so the answer
+  points at ``ctx get --path <file>:<start>-<end>`` for each).
+
+**Symbols** come from the index when the file's SHA-256 is the one indexed; otherwise the file is parsed on
+demand. Either way they are kept in a bounded LRU cache keyed by the content hash. A file that does not parse
+(a syntax error, or nesting deep enough to exhaust the parser) is ``SYMBOL_NOT_FOUND`` with the reason, never
+an exception.
+
+**Output.** ``data.uri`` is the canonical selector of what was resolved (the full file path), so it can be
+reused as is. Sizes are UTF-8 bytes of compact JSON (``separators=(",", ":")``). The skeleton keeps a prefix
+of its entries in breadth-first order (every top-level definition before any member, earlier before later)
+within ``max_bytes_total`` and counts the rest in ``omitted``. A snippet is cut by ``budget.cut_snippet``;
+if the snippet's data still exceeds ``max_bytes_total`` the answer is ``BUDGET_EXCEEDED``. A ``mod`` selector
+has no snippet: ``ast snippet`` on it is ``INVALID_ARGUMENT`` pointing at ``ast symbols``.
+
+Next actions are CLI commands without the program name and segment (``ast snippet <uri>``,
+``ctx get --path <file>:<start>-<end>``), as in §4.2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
+from ..domain.code import Symbol
+from ..domain.contract import Error, ErrorCode, Ref, Response
+from ..domain.selector import Selector, SelectorError, SelectorKind, is_identifier, parse
+from .ports import CodeParser, FileSource, IndexReader, OutsideSegment
+
+LANGUAGE = "python"
+SUFFIX = ".py"
+INIT = "__init__"
+MAX_CANDIDATES = 50  # an ambiguity listing more files than this says how many it left out
+DEFAULT_CACHE_SIZE = 256  # files; the stdlib's largest is ~400 KB
+TOP_ACTIONS = 3  # next actions that point into children
+SKELETON_KIND = "skeleton"
+SNIPPET_KIND = "snippet"
+
+_ACCESSORS = ("setter", "getter", "deleter")
+
+
+# --------------------------------------------------------------------------------------------- values
+
+
+@attrs.frozen(kw_only=True)
+class Resolved:
+    """A selector resolved to one file and, for ``type``, to one definition (or one accessor/overload group)."""
+
+    selector: Selector
+    path: str  # the file, relative to the segment
+    file_components: tuple[str, ...]  # the path components selectors for this file are rendered with
+    lines: tuple[str, ...]  # the file's lines, without line endings
+    symbols: tuple[Symbol, ...]  # every definition in the file, in source order
+    definitions: tuple[Symbol, ...] = ()  # () for a mod selector
+
+    @property
+    def uri(self) -> str:
+        """The canonical selector of what was resolved."""
+        if not self.definitions:
+            return self.mod_uri
+        return uri_of(self.file_components, self.definitions[0].qualname) or self.selector.render()
+
+    @property
+    def mod_uri(self) -> str:
+        return Selector.module(LANGUAGE, self.file_components).render()
+
+    @property
+    def start_line(self) -> int:
+        return self.definitions[0].start_line if self.definitions else 1
+
+    @property
+    def end_line(self) -> int:
+        return max(d.end_line for d in self.definitions) if self.definitions else len(self.lines)
+
+    def text(self) -> str:
+        """The source of the definition (decorators included), lines joined by ``"\\n"``."""
+        return "\n".join(self.lines[self.start_line - 1 : self.end_line])
+
+
+@attrs.frozen(kw_only=True)
+class Unresolved:
+    """Why a selector did not resolve: the envelope's error and what the caller can do next.
+
+    ``candidates`` are selectors that do resolve (from an ambiguity); a use case turns them into actions
+    with its own verb (``ast symbols`` / ``ast snippet``).
+    """
+
+    error: Error
+    candidates: tuple[str, ...] = ()
+    next_actions: tuple[str, ...] = ()
+
+    def response(self, kind: str, verb: str) -> Response:
+        actions = [f"ast {verb} {c}" for c in self.candidates[:TOP_ACTIONS]]
+        return Response.failure(
+            kind,
+            self.error.code,
+            self.error.message,
+            error_data=self.error.data,
+            next_actions=[*actions, *self.next_actions],
+        )
+
+
+@attrs.frozen(kw_only=True)
+class SymbolsRequest:
+    uri: str
+
+
+@attrs.frozen(kw_only=True)
+class SnippetRequest:
+    uri: str
+
+
+@attrs.frozen(kw_only=True)
+class _FileSymbols:
+    lines: tuple[str, ...]
+    symbols: tuple[Symbol, ...]
+    error: str  # why symbols could not be extracted, "" when they were
+
+
+@attrs.define
+class _Node:
+    symbol: Symbol
+    children: list[_Node] = attrs.Factory(list)
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def uri_of(file_components: Sequence[str], qualname: str = "") -> str | None:
+    """The selector of a file (``qualname == ""``) or of a definition in it; None when not expressible."""
+    try:
+        if qualname:
+            return Selector.definition(LANGUAGE, tuple(file_components), qualname).render()
+        return Selector.module(LANGUAGE, tuple(file_components)).render()
+    except ValueError:
+        return None
+
+
+def uri_for_hit(path: str, symbol: str, language: str) -> str | None:
+    """The ``sym://`` selector of a search hit: the file's for a module-level chunk, the definition's for a
+    symbol chunk; None for a non-Python file or a path or name that is not made of identifiers."""
+    if language != LANGUAGE or not path.endswith(SUFFIX):
+        return None
+    return uri_of(path[: -len(SUFFIX)].split("/"), symbol)
+
+
+def _json_size(value: Any) -> int:
+    return utf8_size(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _split_lines(text: str) -> tuple[str, ...]:
+    """Lines as Python's tokenizer counts them (``\\r\\n``, ``\\r``, ``\\n``), unlike ``str.splitlines``,
+    which also breaks at form feeds and other characters the line numbers do not count."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = normal.split("\n")
+    if normal.endswith("\n"):
+        lines.pop()
+    return tuple(lines)
+
+
+def _range(start: int, end: int) -> dict[str, int]:
+    return {"start_line": start, "end_line": end}
+
+
+def _ends_with(parts: Sequence[str], tail: Sequence[str]) -> bool:
+    return 0 < len(tail) <= len(parts) and tuple(parts[len(parts) - len(tail) :]) == tuple(tail)
+
+
+def _file_components(path: str, hint: Sequence[str]) -> tuple[str, ...]:
+    """The file's full path as selector components, or the hint that found it when the path has a component
+    that is not an identifier (``my-dir/utils.py`` found by ``utils``)."""
+    parts = tuple(path[: -len(SUFFIX)].split("/"))
+    return parts if all(is_identifier(p) for p in parts) else tuple(hint)
+
+
+def _is_group(definitions: Sequence[Symbol]) -> bool:
+    """Accessors of one property, or the ``@overload`` signatures of one function and its implementation."""
+    name = definitions[0].name
+    accessors = {f"{name}.{a}" for a in _ACCESSORS}
+    if all(any(d in accessors for d in s.decorators) for s in definitions[1:]):
+        return True
+    return all(
+        any(d == "overload" or d.endswith(".overload") for d in s.decorators) for s in definitions[:-1]
+    )
+
+
+def _tree(symbols: Iterable[Symbol]) -> tuple[list[_Node], dict[tuple[str, int, int], _Node]]:
+    """Definitions nested by containment: a child's parent is the innermost definition of its ``parent``
+    qualname whose lines contain it (so two definitions of one name keep their own children)."""
+    roots: list[_Node] = []
+    nodes: dict[tuple[str, int, int], _Node] = {}
+    by_qualname: dict[str, list[_Node]] = {}
+    for symbol in sorted(symbols, key=lambda s: (s.start_line, s.depth)):
+        node = _Node(symbol)
+        parents = [
+            p
+            for p in by_qualname.get(symbol.parent, [])
+            if p.symbol.start_line <= symbol.start_line and symbol.end_line <= p.symbol.end_line
+        ]
+        if symbol.parent and parents:
+            parents[-1].children.append(node)
+        else:
+            roots.append(node)  # top level, or an orphan the parser reported: shown, never lost
+        by_qualname.setdefault(symbol.qualname, []).append(node)
+        nodes[(symbol.qualname, symbol.start_line, symbol.end_line)] = node
+    return roots, nodes
+
+
+def _count(roots: Iterable[_Node]) -> int:
+    stack, count = list(roots), 0
+    while stack:
+        count += 1
+        stack.extend(stack.pop().children)
+    return count
+
+
+def _key(symbol: Symbol) -> tuple[str, int, int]:
+    return (symbol.qualname, symbol.start_line, symbol.end_line)
+
+
+def _not_found(message: str, data: Mapping[str, Any], actions: Sequence[str] = ()) -> Unresolved:
+    return Unresolved(
+        error=Error(code=ErrorCode.SYMBOL_NOT_FOUND, message=message, data=dict(data)),
+        next_actions=tuple(actions),
+    )
+
+
+# --------------------------------------------------------------------------------------------- resolver
+
+
+class SymbolResolver:
+    """Turns a ``sym://`` selector into a file and a definition, or into an error that says why not."""
+
+    def __init__(
+        self,
+        *,
+        reader: IndexReader,
+        source: FileSource,
+        parser: CodeParser,
+        languages: frozenset[str] = frozenset({LANGUAGE}),
+        admit: Callable[[str], bool] | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        if cache_size < 1:
+            raise ValueError("cache_size must be at least 1")
+        self._reader = reader
+        self._source = source
+        self._parser = parser
+        self._languages = languages
+        self._admit = admit or (lambda _path: True)
+        self._cache_size = cache_size
+        self._cache: OrderedDict[str, _FileSymbols] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ----------------------------------------------------------------- public
+    def resolve(self, uri: str) -> Resolved | Unresolved:
+        selector = parse(uri, self._languages)
+        if isinstance(selector, SelectorError):
+            return Unresolved(error=selector.to_error())
+        if selector.language != LANGUAGE:
+            return Unresolved(
+                error=Error(
+                    code=ErrorCode.LANGUAGE_NOT_SUPPORTED,
+                    message=f"the AST engine reads {LANGUAGE} only, not {selector.language!r}",
+                    data={"position": len("sym://"), "selector": selector.render()},
+                )
+            )
+        try:
+            return self._resolve(selector)
+        except OutsideSegment as exc:
+            return Unresolved(
+                error=Error(
+                    code=ErrorCode.PATH_OUTSIDE_SEGMENT,
+                    message=f"{selector.render()} names a file outside the segment: {exc}",
+                    data={"sym": selector.render()},
+                )
+            )
+
+    # ----------------------------------------------------------------- files
+    def _present(self, path: str, indexed: bool) -> bool:
+        """The file exists now (a symlink out of the segment counts: reading it reports where it points)."""
+        try:
+            if self._source.stat(path) is None:
+                return False
+        except OutsideSegment:
+            return True
+        return indexed or self._reader.file(path) is not None or self._admit(path)
+
+    def _match(self, hint: tuple[str, ...]) -> list[str]:
+        base = "/".join(hint)
+        for exact in (base + SUFFIX, f"{base}/{INIT}{SUFFIX}"):
+            if self._present(exact, indexed=False):
+                return [exact]
+        found = []
+        for stored in self._reader.files():
+            path = stored.path
+            if stored.language != LANGUAGE or not path.endswith(SUFFIX):
+                continue
+            parts = path[: -len(SUFFIX)].split("/")
+            package = parts[:-1] if parts[-1] == INIT else []
+            if (_ends_with(parts, hint) or _ends_with(package, hint)) and self._present(path, indexed=True):
+                found.append(path)
+        return sorted(found)
+
+    def _load(self, path: str) -> _FileSymbols | Unresolved:
+        """Lines and symbols of a file as it is now; raises OutsideSegment."""
+        try:
+            data = self._source.read_bytes(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return _not_found(f"{path} no longer exists", {"file_rel": path, "reason": "missing"}, ["index"])
+        except OSError as exc:
+            return _not_found(
+                f"{path} could not be read: {exc.strerror or exc}",
+                {"file_rel": path, "reason": "unreadable"},
+            )
+        digest = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            cached = self._cache.get(digest)
+            if cached is not None:
+                self._cache.move_to_end(digest)
+                return cached
+        text = data.decode("utf-8", errors="replace")  # as the indexer decodes it
+        stored = self._reader.file(path)
+        if stored is not None and stored.sha256 == digest:
+            symbols = () if stored.parse_error else tuple(self._reader.symbols(path))
+            error = stored.parse_error
+        else:
+            try:
+                parsed = self._parser.parse(path, text)
+                symbols, error = parsed.symbols, parsed.error
+            except (
+                SyntaxError,
+                ValueError,
+                RecursionError,
+                MemoryError,
+            ) as exc:  # a parser that lets one out
+                symbols, error = (), f"could not parse ({type(exc).__name__}: {exc})"
+        entry = _FileSymbols(lines=_split_lines(text), symbols=symbols, error=error)
+        with self._lock:
+            self._cache[digest] = entry
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return entry
+
+    def _load_parsed(self, path: str, sym: str) -> _FileSymbols | Unresolved:
+        loaded = self._load(path)
+        if isinstance(loaded, _FileSymbols) and loaded.error:
+            return _not_found(
+                f"{path} could not be parsed, so {sym} cannot be resolved: {loaded.error}",
+                {"sym": sym, "file_rel": path, "reason": "parse_error", "parse_error": loaded.error},
+                [f"ctx get --path {path}"],
+            )
+        return loaded
+
+    # ----------------------------------------------------------------- selectors
+    def _resolve(self, selector: Selector) -> Resolved | Unresolved:
+        sym = selector.render()
+        hint = selector.path
+        files = self._match(hint)
+        if not files:
+            base = "/".join(hint)
+            return _not_found(
+                f"no Python file matches {base!r} for {sym}: looked for {base}{SUFFIX}, "
+                f"{base}/{INIT}{SUFFIX} and indexed files ending in them",
+                {"sym": sym, "path": base, "reason": "no_file"},
+                [f"ctx search {hint[-1]}", "index"],
+            )
+        if selector.kind is SelectorKind.MOD:
+            if len(files) > 1:
+                return self._ambiguous_files(sym, hint, files)
+            loaded = self._load_parsed(files[0], sym)
+            if isinstance(loaded, Unresolved):
+                return loaded
+            return Resolved(
+                selector=selector,
+                path=files[0],
+                file_components=_file_components(files[0], hint),
+                lines=loaded.lines,
+                symbols=loaded.symbols,
+            )
+        if len(files) == 1:
+            return self._definition(selector, files[0])
+        return self._narrow(selector, files)
+
+    def _ambiguous_files(self, sym: str, hint: tuple[str, ...], files: Sequence[str]) -> Unresolved:
+        candidates = [
+            {"sym": uri_of(_file_components(f, hint)) or sym, "file_rel": f, "kind": SelectorKind.MOD.value}
+            for f in files
+        ]
+        return _ambiguous(sym, f"{sym} matches {len(files)} files", candidates)
+
+    def _narrow(self, selector: Selector, files: Sequence[str]) -> Resolved | Unresolved:
+        sym, qualname = selector.render(), selector.qualname
+        defining = []
+        for path in files:
+            try:
+                loaded = self._load(path)
+            except OutsideSegment:
+                continue  # it cannot be read, so it cannot be the one
+            if isinstance(loaded, _FileSymbols) and any(s.qualname == qualname for s in loaded.symbols):
+                defining.append(path)
+        if len(defining) == 1:
+            return self._definition(selector, defining[0])
+        if not defining:
+            shown = ", ".join(files[:MAX_CANDIDATES])
+            return _not_found(
+                f"{qualname} is not defined in any of the {len(files)} files matching "
+                f"{selector.file_hint!r}: {shown}",
+                {
+                    "sym": sym,
+                    "qualname": qualname,
+                    "files": list(files[:MAX_CANDIDATES]),
+                    "reason": "no_symbol",
+                },
+                [
+                    f"ast symbols {uri_of(_file_components(f, selector.path)) or sym}"
+                    for f in files[:TOP_ACTIONS]
+                ],
+            )
+        candidates = [
+            {
+                "sym": uri_of(_file_components(f, selector.path), qualname) or sym,
+                "file_rel": f,
+                "kind": SelectorKind.TYPE.value,
+            }
+            for f in defining
+        ]
+        return _ambiguous(
+            sym, f"{qualname} is defined in {len(defining)} files matching the path", candidates
+        )
+
+    def _definition(self, selector: Selector, path: str) -> Resolved | Unresolved:
+        sym, qualname = selector.render(), selector.qualname
+        loaded = self._load_parsed(path, sym)
+        if isinstance(loaded, Unresolved):
+            return loaded
+        components = _file_components(path, selector.path)
+        mod_uri = uri_of(components) or sym
+        found = tuple(s for s in loaded.symbols if s.qualname == qualname)
+        if not found:
+            actions = [f"ast symbols {mod_uri}"]
+            # The deepest enclosing definition that does exist: its members are what the caller can pick.
+            parts = qualname.split(".")
+            for depth in range(len(parts) - 1, 0, -1):
+                outer = ".".join(parts[:depth])
+                if any(s.qualname == outer for s in loaded.symbols):
+                    actions.insert(0, f"ast symbols {uri_of(components, outer) or sym}")
+                    break
+            return _not_found(
+                f"{qualname} is not defined in {path} (exact qualified name, e.g. Class.method)",
+                {"sym": sym, "file_rel": path, "qualname": qualname, "reason": "no_symbol"},
+                actions,
+            )
+        if len(found) > 1 and not _is_group(found):
+            candidates = [
+                {
+                    "sym": uri_of(components, qualname) or sym,
+                    "file_rel": path,
+                    "kind": SelectorKind.TYPE.value,
+                    "range": _range(s.start_line, s.end_line),
+                }
+                for s in found
+            ]
+            unresolved = _ambiguous(sym, f"{qualname} is defined {len(found)} times in {path}", candidates)
+            return attrs.evolve(
+                unresolved,
+                candidates=(),
+                next_actions=tuple(f"ctx get --path {path}:{s.start_line}-{s.end_line}" for s in found),
+            )
+        return Resolved(
+            selector=selector,
+            path=path,
+            file_components=components,
+            lines=loaded.lines,
+            symbols=loaded.symbols,
+            definitions=found,
+        )
+
+
+def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unresolved:
+    candidates = sorted(candidates, key=lambda c: (c["file_rel"], c.get("range", {}).get("start_line", 0)))
+    shown = candidates[:MAX_CANDIDATES]
+    data: dict[str, Any] = {"sym": sym, "candidates": shown}
+    if len(candidates) > len(shown):
+        data["omitted"] = len(candidates) - len(shown)
+    listed = ", ".join(
+        c["file_rel"] + (f":{c['range']['start_line']}-{c['range']['end_line']}" if "range" in c else "")
+        for c in shown[:TOP_ACTIONS]
+    )
+    return Unresolved(
+        error=Error(
+            code=ErrorCode.AMBIGUOUS_SYMBOL,
+            message=f"{message} ({listed}{', ...' if len(shown) > TOP_ACTIONS else ''}); "
+            "pick one of the candidates' selectors",
+            data=data,
+        ),
+        candidates=tuple(dict.fromkeys(c["sym"] for c in shown)),
+    )
+
+
+# --------------------------------------------------------------------------------------------- use cases
+
+
+def _entry(node: _Node, components: Sequence[str]) -> dict[str, Any]:
+    s = node.symbol
+    return {
+        "name": s.name,
+        "kind": s.kind.value,
+        "signature": s.signature,
+        "doc": s.first_doc_line,
+        "range": _range(s.start_line, s.end_line),
+        "uri": uri_of(components, s.qualname),
+        "children": [],
+    }
+
+
+class SymbolsUseCase:
+    """L1: the skeleton of a file or of one definition (``ast symbols``)."""
+
+    def __init__(self, resolver: SymbolResolver, policy: BudgetPolicy | None = None) -> None:
+        self._resolver = resolver
+        self._policy = policy or BudgetPolicy()
+
+    def execute(self, request: SymbolsRequest) -> Response:
+        resolved = self._resolver.resolve(request.uri)
+        if isinstance(resolved, Unresolved):
+            return resolved.response(SKELETON_KIND, "symbols")
+        roots, nodes = _tree(resolved.symbols)
+        data: dict[str, Any] = {"uri": resolved.uri, "path": resolved.path}
+        if resolved.definitions:
+            first = resolved.definitions[0]
+            data.update(
+                name=first.name,
+                kind=first.kind.value,
+                signature=first.signature,
+                doc=first.first_doc_line,
+                range=_range(resolved.start_line, resolved.end_line),
+            )
+            if len(resolved.definitions) > 1:
+                data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
+            roots = [child for d in resolved.definitions for child in nodes[_key(d)].children]
+        data["symbols"] = []
+        data["omitted"] = 0
+        symbols, omitted, cut = self._fit(
+            roots, resolved.file_components, self._policy.max_bytes_total - _json_size(data)
+        )
+        data["symbols"] = symbols
+        data["omitted"] = omitted
+
+        actions = [f"ast snippet {e['uri']}" for e in symbols[:TOP_ACTIONS] if e["uri"]]
+        actions += [f"ast symbols {uri}" for uri in cut[:TOP_ACTIONS]]
+        actions.append(f"ctx get --path {resolved.path}")
+        refs = (Ref(kind="definition", uri=resolved.mod_uri),) if resolved.definitions else ()
+        return Response.success(SKELETON_KIND, data, refs=refs, next_actions=list(dict.fromkeys(actions)))
+
+    @staticmethod
+    def _fit(
+        roots: Sequence[_Node], components: Sequence[str], room: int
+    ) -> tuple[list[dict[str, Any]], int, list[str]]:
+        """Entries in breadth-first order while they fit in ``room`` bytes; the rest are counted.
+
+        Returns the kept entries (nested), how many were left out, and the selectors of kept entries whose
+        members were left out (where ``ast symbols`` shows more).
+        """
+        top: list[dict[str, Any]] = []
+        queue: deque[tuple[_Node, list[dict[str, Any]], dict[str, Any] | None]] = deque(
+            (node, top, None) for node in roots
+        )
+        used = kept = 0
+        cut: list[str] = []
+        while queue:
+            node, siblings, parent = queue.popleft()
+            entry = _entry(node, components)
+            cost = _json_size(entry) + (1 if siblings else 0)  # "," before every entry but the first
+            if used + cost > room:
+                # A prefix in breadth-first order: this entry and everything after it are left out.
+                for _node, _siblings, left_parent in [(node, siblings, parent), *queue]:
+                    if left_parent is not None and left_parent["uri"] and left_parent["uri"] not in cut:
+                        cut.append(left_parent["uri"])
+                break
+            used += cost
+            kept += 1
+            siblings.append(entry)
+            queue.extend((child, entry["children"], entry) for child in node.children)
+        return top, _count(roots) - kept, cut
+
+
+class SnippetUseCase:
+    """L2: the source of one definition, within the snippet budget (``ast snippet``)."""
+
+    def __init__(self, resolver: SymbolResolver, policy: BudgetPolicy | None = None) -> None:
+        self._resolver = resolver
+        self._policy = policy or BudgetPolicy()
+
+    def execute(self, request: SnippetRequest) -> Response:
+        selector = parse(request.uri, frozenset({LANGUAGE}))
+        if isinstance(selector, Selector) and selector.kind is SelectorKind.MOD:
+            return Response.failure(
+                SNIPPET_KIND,
+                ErrorCode.INVALID_ARGUMENT,
+                f"{selector.render()} names a file; a snippet is of one definition: "
+                "use ast symbols for the file's skeleton, then ast snippet on a definition",
+                error_data={"sym": selector.render()},
+                next_actions=[f"ast symbols {selector.render()}"],
+            )
+        resolved = self._resolver.resolve(request.uri)
+        if isinstance(resolved, Unresolved):
+            return resolved.response(SNIPPET_KIND, "snippet")
+
+        _roots, nodes = _tree(resolved.symbols)
+        children = [child.symbol for d in resolved.definitions for child in nodes[_key(d)].children]
+        start, end = resolved.start_line, resolved.end_line
+        cut = cut_snippet(self._policy, resolved.text())
+        first = resolved.definitions[0]
+        data: dict[str, Any] = {
+            "uri": resolved.uri,
+            "path": resolved.path,
+            "range": _range(start, end),
+            "content": cut.text,
+            "signature": first.signature,
+            "children": list(dict.fromkeys(c.name for c in children)),
+            "truncated": cut.truncated,
+            "hidden_lines": cut.hidden_lines,
+            "bytes": cut.size_bytes,
+        }
+        if len(resolved.definitions) > 1:
+            data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
+        whole = f"ctx get --path {resolved.path}:{start}-{end}"
+        size = _json_size(data)
+        if size > self._policy.max_bytes_total:
+            return Response.failure(
+                SNIPPET_KIND,
+                ErrorCode.BUDGET_EXCEEDED,
+                f"the snippet of {resolved.uri} takes {size} bytes, over the per-command limit of "
+                f"{self._policy.max_bytes_total}",
+                error_data={
+                    "sym": resolved.uri,
+                    "file_rel": resolved.path,
+                    "range": _range(start, end),
+                    "bytes": size,
+                    "limit": self._policy.max_bytes_total,
+                },
+                next_actions=[whole],
+            )
+        child_uris = [uri_of(resolved.file_components, c.qualname) for c in children]
+        actions = [f"ast snippet {u}" for u in dict.fromkeys(u for u in child_uris if u)][:TOP_ACTIONS]
+        if cut.truncated:
+            actions.append(whole)
+        return Response.success(
+            SNIPPET_KIND,
+            data,
+            refs=[Ref(kind="definition", uri=resolved.mod_uri)],
+            next_actions=actions,
+        )

@@ -1,0 +1,835 @@
+"""Query classifier: pattern / structural / semantic / hybrid, with confidence and a suggested tool.
+
+Spec: query-classifier.md. Pure regex rules, no model, deterministic, English and Spanish (accent-insensitive).
+
+1. Evidence. Each indicator belongs to one kind and carries confidence units:
+   - PATTERN   literal text: quoted_identifier, function_call, dot_notation, file_path, regex_pattern,
+               constant_name, code_marker (TODO/FIXME), explicit_grep, exact_import, identifier
+               (snake_case, camelCase, PascalCase), subscript; usage_lookup ("usages of", "where is X used")
+               supports but scores 0.
+   - STRUCTURAL relations (inheritance_pattern, override_pattern, implements_pattern, decorator_pattern,
+               decorator_syntax, declaration_term, parameter_pattern, return_pattern, construct_pattern,
+               member_pattern) and filters (ast_keyword, modifier_keyword).
+   - SEMANTIC  how_question (how/why/explain), intent_question (where/which/what), intent_verb
+               (handles, validates, ...), handles_pattern ("code that parses ..."), conceptual_noun,
+               cross_cutting (authentication, caching, ...), design_pattern, similarity_indicator.
+   - HYBRID    vague_qualifier ("related"), broad_scope ("across the codebase", "all classes that ..."),
+               and, from conjunctions, conjunction + mixed_types / multi_part.
+2. Conjunctions ("X and Y", "X y Y"): when the parts are of different kinds, or a later part is a
+   question of its own about a named thing, the query is HYBRID.
+3. Priority rules on one clause (first that applies): vague qualifier -> HYBRID; "literal: question" ->
+   HYBRID; similarity -> HYBRID with concrete code, else SEMANTIC; broad scope with a concept -> HYBRID;
+   a structural relation -> STRUCTURAL (HYBRID when a how-question or a bare concept rides along);
+   literal text -> PATTERN (HYBRID with real semantic content, STRUCTURAL with plural construct names);
+   construct names -> STRUCTURAL unless behaviour words dominate (SEMANTIC); behaviour -> SEMANTIC.
+4. Confidence (capped at 0.95; the spec's tables are the calibration):
+   pattern 0.60 + 0.15/unit, structural 0.80 + 0.05/unit, semantic 0.75 + 0.05/unit,
+   hybrid 0.60 + 0.05 per hybrid unit and per kind of evidence present (cap 0.90);
+   -0.05 when another kind has strong evidence, -0.05 for a semantic query of one content word.
+   No evidence, empty or too short: HYBRID at 0.5.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import unicodedata
+from typing import Any
+
+import attrs
+
+MAX_CONFIDENCE = 0.95
+FALLBACK_CONFIDENCE = 0.5
+MIN_QUERY_CHARS = 3
+# Classification reads at most this much of a query: enough for any real question, bounded time for any input.
+MAX_CLASSIFY_CHARS = 600
+
+
+class QueryCategory(enum.StrEnum):
+    PATTERN = "pattern"
+    STRUCTURAL = "structural"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+
+
+TOOL_ROUTING: dict[QueryCategory, str] = {
+    QueryCategory.PATTERN: "grep_search",
+    QueryCategory.STRUCTURAL: "ast_grep_search",
+    QueryCategory.SEMANTIC: "semantic_search",
+    QueryCategory.HYBRID: "enhanced_search",
+}
+
+
+@attrs.frozen(kw_only=True)
+class Classification:
+    category: QueryCategory
+    confidence: float
+    indicators: tuple[str, ...]
+    suggested_tool: str
+    reasoning: str
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "category": self.category.value,
+            "confidence": self.confidence,
+            "indicators": list(self.indicators),
+            "suggested_tool": self.suggested_tool,
+            "reasoning": self.reasoning,
+        }
+
+
+# --- indicator kinds and units ------------------------------------------------------------------------
+
+
+class _Kind(enum.Enum):
+    P = "pattern"
+    P_EXPLICIT = "pattern_explicit"  # asks for literal text outright: quotes, grep, regex, markers
+    S_REL = "structural_relation"
+    S_WEAK = "structural_filter"
+    M_HOW = "semantic_how"
+    M_QUESTION = "semantic_question"
+    M_VERB = "semantic_verb"
+    M_CONCEPT = "semantic_concept"
+    SIMILAR = "similarity"
+    VAGUE = "vague"
+    BROAD = "broad"
+    SUPPORT = "support"  # named, but neither decides nor scores
+
+
+_UNITS: dict[str, int] = {
+    # pattern
+    "quoted_identifier": 1,
+    "function_call": 1,
+    "dot_notation": 1,
+    "file_path": 1,
+    "regex_pattern": 1,
+    "constant_name": 1,
+    "code_marker": 1,
+    "explicit_grep": 1,
+    "exact_import": 1,
+    "identifier": 1,
+    "subscript": 1,
+    "usage_lookup": 0,
+    # structural
+    "ast_keyword": 1,
+    "modifier_keyword": 1,
+    "inheritance_pattern": 2,
+    "override_pattern": 2,
+    "implements_pattern": 2,
+    "decorator_pattern": 2,
+    "decorator_syntax": 1,
+    "declaration_term": 2,
+    "parameter_pattern": 2,
+    "return_pattern": 2,
+    "construct_pattern": 2,
+    "member_pattern": 1,
+    # semantic
+    "how_question": 2,
+    "intent_question": 1,
+    "intent_verb": 1,
+    "handles_pattern": 1,
+    "conceptual_noun": 1,
+    "cross_cutting": 1,
+    "design_pattern": 1,
+    "similarity_indicator": 1,
+    # hybrid
+    "vague_qualifier": 1,
+    "broad_scope": 2,
+    "conjunction": 1,
+    "mixed_types": 2,
+    "multi_part": 2,
+    "literal_with_question": 2,
+}
+
+_PATTERN_KINDS = frozenset({_Kind.P, _Kind.P_EXPLICIT})
+_STRUCTURAL_KINDS = frozenset({_Kind.S_REL, _Kind.S_WEAK})
+_SEMANTIC_KINDS = frozenset({_Kind.M_HOW, _Kind.M_QUESTION, _Kind.M_VERB, _Kind.M_CONCEPT})
+
+
+def _fold(text: str) -> str:
+    """Lower-case and drop accents: Spanish matches with or without them."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _words(alternatives: str) -> str:
+    """A whole-word alternation from a whitespace-separated list (phrases use `_` for a space)."""
+    return r"\b(?:" + "|".join(w.replace("_", r"\s+") for w in alternatives.split()) + r")\b"
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+# --- pattern evidence (on the original text: case matters) ---------------------------------------------
+
+# Quoted text with a letter or digit inside; an apostrophe inside a word ("don't") does not open a quote.
+_QUOTED = _c(r"(?<!\w)([\"'`“‘])(?=[^\"'`”’\n]*\w)([^\"'`”’\n]{1,200}?)[\"'`”’](?!\w)")
+_FUNCTION_CALL = _c(r"(?<![\w@.$])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\((?!e?s\))[^()\n]{0,80}\)|[A-Za-z_]\w*\((?=\s|$)")
+_DOTTED = _c(r"(?<![\w@./\\-])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?![\w/])")
+_FILE_EXT = (
+    "py pyi pyx js jsx mjs cjs ts tsx go rs java kt c h cc cpp hpp cs rb php swift scala sh bash zsh "
+    "md rst txt json yaml yml toml ini cfg conf xml html css scss sql csv lock env gradle proto"
+)
+_FILE_EXT_SET = frozenset(_FILE_EXT.split())
+_FILE_PATH = _c(
+    r"(?<![\w/])(?:\.{1,2}/|/)?(?:[\w.*-]+/)+(?:[\w.*-]*\.[A-Za-z]\w{0,5})?(?![\w/])"
+    r"|(?<![\w./])[\w*-]*[\w*]\.(?:" + "|".join(_FILE_EXT.split()) + r")(?:\.\w+)?\b"
+)
+_REGEX = _c(
+    r"(?:^|\s)/[^/\s][^/\n]*/(?=\s|$)"  # /pattern/
+    r"|\\[bBdDsSwW]|\.\*|\.\+|\[\^?[^\]\s]{1,20}-[^\]\s]{1,20}\]|\(\?[:=!<]"  # regex syntax
+    r"|(?:^|\s)\^[\w\\(\[]"  # an anchor at the start of a term
+)
+_CONSTANT = _c(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_CAPS_WORD = _c(r"(?<![\w.])[A-Z][A-Z0-9]{3,}\b")
+_MARKER = _c(r"\b(?:TODO|FIXME|XXX|HACK|NOQA)\b|\b(?i:todos?|fixmes?|todo/fixme)\b(?=\s+(?:comments?|notes?|markers?))")
+_IDENTIFIER = _c(
+    r"(?<![\w.])(?:_{0,2}[a-z][a-z0-9]*(?:_[a-z0-9]+)+_{0,2}"  # snake_case
+    r"|__[a-z][a-z0-9]*__"  # dunder
+    r"|[a-z]+[A-Z][A-Za-z0-9]*"  # camelCase
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # PascalCase, two humps or more
+    r"|[A-Z]{2,}[a-z]+[A-Za-z0-9]*)(?![\w])"  # HTTPServer
+)
+_SUBSCRIPT = _c(r"[A-Za-z_][\w.]*\[")
+_DECORATOR_SYNTAX = _c(r"(?<![\w.])@<?[A-Za-z_][\w.<>]*")
+# Product and language names that look like identifiers but are prose.
+_NOT_IDENTIFIERS = frozenset(
+    _fold(
+        "JavaScript TypeScript CoffeeScript GitHub GitLab PostgreSQL MySQL SQLite MongoDB MariaDB FastAPI "
+        "PyTorch TensorFlow WebSocket WebSockets GraphQL OpenAI YouTube LinkedIn macOS iOS iPhone iPad "
+        "NodeJS PyPI DevOps OAuth JetBrains VSCode IntelliJ PowerShell DynamoDB BigQuery RabbitMQ ZeroMQ "
+        "NumPy SciPy OpenSSL LibreSSL OpenAPI OpenID WordPress HashiCorp"
+    ).split()
+)
+_ACRONYMS = frozenset(
+    (
+        "HTTP HTTPS JSON YAML TOML HTML REST GRPC UUID UTF8 ASCII AJAX CORS CSRF SAML LDAP SMTP IMAP POSIX "
+        "UNIX WSGI ASGI CGI NTFS FIFO LIFO CRUD SOAP OAUTH JWKS HMAC SHA1 SHA256 MD5 LZMA BZIP GZIP ZLIB "
+        "TCP UDP DNS TLS SSL SSH FTP SFTP ISO8601 RFC JSONL IPV4 IPV6 HTTP2 UTF16 UTF32 MIME XML ZIP64 "
+        "ANSI INFO WARN ERROR DEBUG NOTE"
+    ).split()
+)
+
+_EXPLICIT_GREP = _c(
+    _words(
+        "grep rg ripgrep egrep fgrep ack literal literally verbatim exact_match exact_string exact_text "
+        "exact_phrase string_literal the_string the_text the_literal regex regexp regular_expression "
+        "text_search full-text cadena la_cadena el_texto texto_exacto literalmente expresion_regular"
+    )
+)
+_IMPORT = _c(
+    r"\bimport\s+(?!statements?\b|of\b|the\b|paths?\b|errors?\b|cycles?\b|graph\b|order\b)[\w.]+"
+    r"|\bfrom\s+[\w.]+\s+import\b|\brequire\(|#include\b"
+)
+_USAGE = _c(
+    _words(
+        "usages? occurrences? references?_to calls?_to call_sites? callers_of callers instances_of "
+        "mentions?_of invocations?_of uses_of usos_de apariciones llamadas_a referencias_a"
+    )
+)
+# "where is X used": verbs that ask where a named thing occurs, not how something behaves.
+_USAGE_VERBS = frozenset(
+    "use used uses using call called calls calling reference referenced references import imported imports "
+    "define defined defines declare declared set sets read reads assign assigned raise raised raises "
+    "throw thrown throws catch caught instantiate instantiated create created load loaded loads mention "
+    "mentioned mentions appear appears occur occurs access accessed modify modified change changed pass "
+    "passed return returned returns initialize initialized initialised live lives located found "
+    "usa usan usado usada se llama llaman llamada define definido definida importa importado aparece "
+    "aparecen lee leen asigna asignado lanza lanzado crea creado carga cargado".split()
+)
+
+# --- structural evidence (on folded text) --------------------------------------------------------------
+
+_AST_SINGULAR = (
+    "class function func def method interface struct enum trait constructor destructor dataclass lambda "
+    "closure generator coroutine decorator property getter setter protocol subroutine procedure "
+    "clase funcion metodo interfaz estructura enumeracion constructor decorador propiedad generador corrutina"
+)
+_AST_PLURAL = (
+    "classes functions funcs defs methods interfaces structs enums traits constructors destructors "
+    "dataclasses lambdas closures generators coroutines decorators properties getters setters protocols "
+    "subroutines procedures abstract_classes type_aliases "
+    "clases funciones metodos interfaces estructuras enumeraciones constructores decoradores propiedades "
+    "generadores corrutinas"
+)
+_AST_KEYWORD = _c(_words(_AST_SINGULAR + " " + _AST_PLURAL))
+_AST_PLURAL_RE = _c(_words(_AST_PLURAL))
+_MODIFIER = _c(
+    _words(
+        "async asynchronous await awaitable static abstract private public protected virtual final sealed "
+        "generic nested inner top-level top_level overloaded exported inline readonly synchronous "
+        "classmethods? staticmethods? abstractmethods? "
+        "asincron[oa]s? asincronic[oa]s? estatic[oa]s? abstract[oa]s? privad[oa]s? public[oa]s? anidad[oa]s?"
+    )
+)
+_INHERITANCE = _c(
+    _words(
+        "inherit inherits inheriting inherited inheritance extend extends extending extended subclass "
+        "subclasses subclassing subclassed superclass superclasses derived_from derives_from deriving_from "
+        "derive_from base_class base_classes parent_class parent_classes child_class child_classes "
+        "class_hierarchy class_hierarchies mro "
+        "hereda heredan heredar heredando herencia extiende extienden subclase subclases superclase "
+        "derivan_de deriva_de derivadas_de clase_base clases_base clase_padre clases_hijas"
+    )
+)
+_OVERRIDE = _c(
+    _words(
+        "override overrides overriding overridden overrode overload overloads overloading "
+        "sobrescribe sobrescriben sobreescribe sobreescriben sobrecarga sobrecargan redefinen redefine"
+    )
+)
+_IMPLEMENTS = _c(
+    r"\b(?:class(?:es)?|interfaces?|types?|structs?|that|which|who|clases?|que)\s+implement(?:s|ing|an|a)?\b"
+    r"|\bimplement(?:s|ing)\s+(?:the\s+|an?\s+)?[a-z_]+(?:\s+(?:interface|protocol|abc))\b"
+    r"|\bimplemented\s+by\b|\bimplementad[oa]s?\s+por\b"
+)
+_DECORATOR_PHRASE = _c(
+    r"\b(?:decorated|decorad[oa]s?|wrapped|marked|annotated|anotad[oa]s?|marcad[oa]s?)\s+(?:with|by|using|con|por)\b"
+    r"|\bwith\s+(?:the\s+|a\s+)?decorators?\b|\bcon\s+(?:el\s+)?decorador\b"
+)
+_DECLARATION = _c(
+    _words(
+        "definitions? declarations? signatures? "
+        "definicion definiciones declaracion declaraciones firmas? firma_de"
+    )
+    + r"|\b(?:classes|functions|methods|properties|constants|variables|constructors|enums|interfaces"
+    r"|clases|funciones|metodos|propiedades|constantes)\s+(?:\w+\s+)?(?:defined|declared|definid[oa]s|declarad[oa]s)\b"
+)
+_PARAMETER = _c(
+    r"\b(?:with|without|taking|takes?|accept(?:s|ing)?|having|has|receiv(?:e|es|ing)|con|sin|que\s+reciben?)"
+    r"\s+(?:\S+\s+){0,4}?(?:parameters?|params?|arguments?|args|kwargs|keyword[- ]arguments?|parametros?|argumentos?)\b"
+    r"|\b(?:parameters?|arguments?|parametros?|argumentos?)\s+(?:named|called|of\s+type|typed|llamad[oa]s?)\b"
+    r"|\bparameters?\s+[a-z_]\w*_\w*\b|\b(?:with|con)\s+(?:a\s+|un\s+)?parameter\b"
+)
+_RETURN = _c(
+    r"\b(?:functions?|methods?|funciones|metodos|callables?)\s+(?:that\s+|which\s+|que\s+)?"
+    r"(?:return|returns|returning|yield|yields|devuelven|retornan)\b"
+    r"|\b(?:return\s+types?|return\s+annotations?|tipo\s+de\s+retorno)\b"
+)
+_CONSTRUCT = _c(
+    _words(
+        "try/except try/catch try-except try_blocks? try_statements? except_blocks? except_clauses? "
+        "catch_blocks? if_statements? for_loops? while_loops? switch_statements? match_statements? "
+        "list_comprehensions? dict_comprehensions? comprehensions context_managers? with_statements? "
+        "return_statements? yield_statements? yield import_statements? assert_statements? raise_statements? "
+        "global_variables? class_variables? instance_variables? class_attributes? instance_attributes? "
+        "type_hints? type_annotations? docstrings? lambda_expressions? nested_functions? nested_classes? "
+        "inner_functions? inner_classes? call_graph ast_nodes? bloques_try sentencias_if bucles_for"
+    )
+    + r"|(?i:\b(?:functions?|methods?|code|blocks?|that|which|que)\s+(?:raise|raises|throw|throws|catch|catches|lanzan?)"
+    r"\s+[A-Z]\w+)"
+)
+_MEMBER = _c(
+    r"\b(?:methods?|attributes?|fields?|properties|members?|constructors?|metodos?|atributos?|campos?"
+    r"|propiedades)\s+(?:of|in|on|from|de|del)\s+(?:the\s+|la\s+|el\s+)?(?:class\s+|clase\s+)?[a-z_][\w.]*"
+)
+
+# --- semantic evidence (on folded text) ----------------------------------------------------------------
+
+_HOW = _c(
+    r"\bhow\b(?!\s+(?:many|much)\b)|\bwhy\b|\bwhat\s+happens\b|\bwhat\s+does\s+(?:\S+\s+){0,3}?do\b"
+    r"|\bexplain\w*|\bwalk\s+me\s+through\b|\bdescribe\s+how\b|\bpurpose\s+of\b"
+    r"|(?:^|[¿:;,]\s*|\s)como\s+(?=\w)(?!(?:un|una|el|la|los|las)\s+\w+\()|\bpor\s+que\b|\bque\s+pasa\b"
+    r"|\bque\s+ocurre\b|\bexplica\w*|\bpara\s+que\s+sirve\b"
+)
+_QUESTION = _c(
+    r"\bwhere\b|\bwhich\s+(?:\w+\s+){0,2}?(?:code|module|modules|file|files|part|parts|component|components"
+    r"|function|functions|class|classes|method|methods|service|services|layer|handler|handlers|piece|place)\b"
+    r"|(?:^|[¿:;]\s*)(?:what|which|who|when)\b|\bwhat\s+(?:code|part|module|component|file|function|class)\b"
+    r"|\bin\s+which\b|\bresponsible\b"
+    r"|\bdonde\b|\ben\s+que\s+(?:parte|archivo|fichero|modulo|lugar|clase|funcion)\b"
+    r"|(?:^|[¿:;]\s*)(?:que|cual|cuales|quien|cuando)\b"
+)
+_VERB_STEMS = (
+    "handl(?:e|es|ed|ing) manag(?:e|es|ed|ing) process(?:es|ed|ing) validat(?:e|es|ed|ing) "
+    "transform(?:s|ed|ing)? pars(?:e|es|ed|ing) comput(?:e|es|ed|ing) calculat(?:e|es|ed|ing) "
+    "check(?:s|ed|ing)? verif(?:y|ies|ied|ying) stor(?:e|es|ed|ing) sav(?:e|es|ed|ing) persist(?:s|ed|ing)? "
+    "send(?:s|ing)? sent build(?:s|ing)? built generat(?:e|es|ed|ing) convert(?:s|ed|ing)? "
+    "sanitiz(?:e|es|ed|ing) normaliz(?:e|es|ed|ing) infer(?:s|red|ring)? resolv(?:e|es|ed|ing) "
+    "decid(?:e|es|ed|ing) determin(?:e|es|ed|ing) retr(?:y|ies|ied|ying) clean(?:s|ed|ing)?_up "
+    "refresh(?:es|ed|ing)? schedul(?:e|es|ed|ing) dispatch(?:es|ed|ing)? rout(?:es|ed|ing) "
+    "authenticat(?:e|es|ed|ing) authoriz(?:e|es|ed|ing) encrypt(?:s|ed|ing)? decrypt(?:s|ed|ing)? "
+    "hash(?:es|ed|ing) serializ(?:e|es|ed|ing) deserializ(?:e|es|ed|ing) enforc(?:e|es|ed|ing) "
+    "deduplicat(?:e|es|ed|ing) merg(?:e|es|ed|ing) evict(?:s|ed|ing)? expir(?:e|es|ed|ing) "
+    "emit(?:s|ted|ting)? publish(?:es|ed|ing)? subscrib(?:e|es|ed|ing) connect(?:s|ed|ing)? "
+    "talks?_to respond(?:s|ed|ing)? fetch(?:es|ed|ing)? filter(?:s|ed|ing)? encod(?:e|es|ed|ing) "
+    "decod(?:e|es|ed|ing) skip(?:s|ped|ping)? throttl(?:e|es|ed|ing) collect(?:s|ed|ing)? "
+    "reject(?:s|ed|ing)? captur(?:e|es|ed|ing) detect(?:s|ed|ing)? expand(?:s|ed|ing)? "
+    "releas(?:e|es|ed|ing) spawn(?:s|ed|ing)? launch(?:es|ed|ing)? quot(?:e|es|ed|ing) escap(?:e|es|ed|ing) "
+    "pickl(?:e|es|ed|ing) unpickl(?:e|es|ed|ing) reap(?:s|ed|ing)? wait(?:s|ed|ing)?_for clos(?:e|es|ed|ing) "
+    "cleanup recover(?:s|ed|ing)? compress(?:es|ed|ing)? decompress(?:es|ed|ing)? guess(?:es|ed|ing)? "
+    "split(?:s|ting)? join(?:s|ed|ing)? register(?:s|ed|ing)? prevent(?:s|ed|ing)? ensur(?:e|es|ed|ing) "
+    "track(?:s|ed|ing)? propagat(?:e|es|ed|ing) report(?:s|ed|ing)? convert apply applies applied applying "
+    "maneja manejan gestiona gestionan valida validan procesa procesan calcula calculan guarda guardan "
+    "envia envian genera generan convierte convierten detecta detectan resuelve resuelven construye "
+    "construyen libera liberan evita evitan expande expanden espera esperan mata decide deciden "
+    "comprueba comprueban verifica verifican almacena almacenan transforma transforman analiza analizan "
+    "limpia limpian recupera recuperan reintenta reintentan serializa cifra descifra registra registran "
+    "se_encarga encarga"
+)
+_INTENT_VERB = _c(_words(_VERB_STEMS))
+_HANDLES = _c(
+    r"\b(?:code|logic|part|parts|place|places|piece|pieces|component|components|module|modules|function"
+    r"|functions|method|methods|class|classes|service|services|layer|thread|threads|handler|handlers|thing"
+    r"|things|something|anything|routine|routines|codigo|logica|parte|partes|componente|modulo|funcion"
+    r"|funciones|metodo|metodos|clase|clases|servicio)\s+(?:that|which|who|que)\s+(?:\w+\s+)?"
+    + _words(_VERB_STEMS)
+    + r"|\b(?:responsible\s+for|in\s+charge\s+of|takes\s+care\s+of|deals\s+with|se\s+encarga\s+de"
+    r"|responsable\s+de|encargad[oa]\s+de)\b"
+    r"|\bfind\s+(?:all\s+)?(?:the\s+)?(?:code|places|instances|logic)\s+(?:that|which|where)\b"
+)
+_CONCEPTUAL = _c(
+    _words(
+        "logic mechanism mechanisms strategy strategies approach workflow workflows flow implementation "
+        "behaviou?r algorithm algorithms lifecycle life_cycle pipeline architecture heuristics? "
+        "logica mecanismo mecanismos estrategia enfoque flujo implementacion comportamiento algoritmo "
+        "ciclo_de_vida arquitectura heuristica"
+    )
+)
+_CROSS_CUTTING = _c(
+    _words(
+        "authentication authorization authorisation caching cache logging error_handling "
+        "exception_handling error_reporting retry retries retrying validation serialization "
+        "deserialization persistence concurrency security encryption telemetry monitoring "
+        "observability i18n internationali[sz]ation localization "
+        "autenticacion autorizacion cache manejo_de_errores gestion_de_errores manejo_de_excepciones "
+        "reintentos validacion serializacion persistencia concurrencia seguridad cifrado registro_de_logs"
+    )
+)
+_DESIGN_PATTERN = _c(
+    _words(
+        "middlewares? singletons? factory factories observers? adapters? facades? proxy proxies "
+        "repository_pattern strategy_pattern decorator_pattern builder_pattern visitor_pattern "
+        "observer_pattern factory_pattern dependency_injection pub/sub pubsub publish-subscribe "
+        "event_bus event_loop state_machine plugin_system design_patterns? anti-patterns? mvc "
+        "patron_de_diseno patrones_de_diseno inyeccion_de_dependencias maquina_de_estados"
+    )
+)
+_SIMILAR = _c(
+    r"\b(?:similar|similarly|resembl(?:e|es|ing)|akin\s+to|analogous\s+to|comparable\s+to|same\s+as"
+    r"|similares?|parecid[oa]s?|semejantes?)\b"
+    r"|(?<!would\s)(?<!'d\s)(?<!\bi\s)(?<!looks\s)(?<!look\s)(?<!seems\s)(?<!feel\s)\blike\b"
+)
+
+# --- hybrid evidence (on folded text) ------------------------------------------------------------------
+
+_VAGUE = _c(
+    _words(
+        "related relating relates relevant associated_with kind_of sort_of stuff anything everything "
+        "whatever todo_lo relacionad[oa]s? asociad[oa]s? cualquier_cosa"
+    )
+)
+_BROAD = _c(
+    _words(
+        "across throughout system-wide system_wide codebase-wide project-wide repo-wide everywhere "
+        "entire_codebase entire_project entire_repo entire_repository entire_system entire_app "
+        "whole_codebase whole_project whole_repo whole_repository whole_system whole_app "
+        "en_todo_el en_todos_los en_todas_las a_lo_largo_de"
+    )
+    + r"|\bin\s+(?:all|every)\s+(?:the\s+)?(?:modules?|files?|packages?|services?|components?|layers?|places?)\b"
+    r"|\b(?:all|every|each|any|todas?|todos)\s+(?:the\s+|las\s+|los\s+)?(?:\w+\s+)?"
+    r"(?:class(?:es)?|functions?|methods?|modules?|files?|services?|components?|handlers?|endpoints?"
+    r"|clases|funciones|metodos|modulos|servicios)\s+(?:that|which|where|que)\b"
+)
+
+# --- clause structure ----------------------------------------------------------------------------------
+
+# Split points between clauses, found outside quotes.
+_CONJUNCTION = _c(
+    r"\s+(?:and\s+then|and\s+also|as\s+well\s+as|and|then|also|plus|y\s+luego|y\s+tambi[eé]n|y|e"
+    r"|adem[aá]s|luego|tambi[eé]n)\s+|\s*;\s*",
+    re.IGNORECASE,
+)
+# A clause that opens with its own question or request.
+_OPENER = _c(
+    r"^\W*(?:how|where|what|which|why|who|when|does|do|is|are|can|find|show|list|search|explain|check"
+    r"|locate|grep|give|tell|describe|como|donde|que|cual|cuales|por\s+que|quien|cuando|busca|buscar"
+    r"|muestra|muestrame|encuentra|explica|lista)\b"
+)
+_HEAD_COLON = _c(r"^([^:]{1,120}?):\s+(\S.*)$", re.DOTALL)
+_WORD = _c(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
+_STOPWORDS = frozenset(
+    (
+        "a an the of in on at to for from by with without and or not no is are was were be been being do does "
+        "did done this that these those it its it's they them their there here we us our you your i me my "
+        "what which who whom whose where when why how all any every each some find show list search get "
+        "give tell locate look looking for code me please can could would should will just only also "
+        "into about over under up down out as than then so such via per use using file files "
+        "el la los las un una unos unas de del al a en con sin por para que se su sus es son esta estan "
+        "lo le les y o u como donde cual cuales quien cuando muestra muestrame busca buscar encuentra "
+        "codigo este esta estos estas mi tu nos hay"
+    ).split()
+)
+
+
+@attrs.frozen(kw_only=True)
+class _Evidence:
+    hits: tuple[tuple[str, _Kind], ...]
+    content_words: int  # natural-language words outside code spans and stop words
+    colon_question: bool
+    plural_construct: bool
+
+    def has(self, *kinds: _Kind) -> bool:
+        return any(kind in kinds for _, kind in self.hits)
+
+    def names(self, *kinds: _Kind) -> tuple[str, ...]:
+        return tuple(name for name, kind in self.hits if kind in kinds)
+
+    def units(self, kinds: frozenset[_Kind]) -> int:
+        return sum(_UNITS[name] for name, kind in self.hits if kind in kinds)
+
+    def categories_present(self) -> int:
+        return sum(
+            (
+                any(_UNITS[n] > 0 for n in self.names(*_PATTERN_KINDS)),
+                self.has(*_STRUCTURAL_KINDS),
+                self.has(*_SEMANTIC_KINDS),
+            )
+        )
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        for k in range(start, end):
+            chars[k] = " "
+    return "".join(chars)
+
+
+def _collect(text: str) -> _Evidence:
+    """Every indicator in one clause, in a fixed order."""
+    hits: list[tuple[str, _Kind]] = []
+
+    def hit(name: str, kind: _Kind) -> None:
+        if (name, kind) not in hits:
+            hits.append((name, kind))
+
+    # Literal evidence, case-sensitive; each match is blanked so it is not counted twice.
+    work = text
+    spans: list[tuple[int, int]] = []
+    quoted = [m for m in _QUOTED.finditer(work)]
+    if quoted:
+        hit("quoted_identifier", _Kind.P_EXPLICIT)
+        spans += [m.span() for m in quoted]
+    decorators = list(_DECORATOR_SYNTAX.finditer(work))
+    spans += [m.span() for m in decorators]
+    code_spans = _blank(work, [m.span() for m in decorators])
+    calls = list(_FUNCTION_CALL.finditer(code_spans))
+    if calls:
+        hit("function_call", _Kind.P)
+    dotted_plain = _blank(code_spans, [m.span() for m in calls])
+    paths = list(_FILE_PATH.finditer(dotted_plain))
+    if paths:
+        hit("file_path", _Kind.P)
+    dots = [
+        m
+        for m in _DOTTED.finditer(_blank(dotted_plain, [m.span() for m in paths]))
+        if len(m.group(1)) > 1 and m.group(2).rsplit(".", 1)[-1].lower() not in _FILE_EXT_SET
+    ]
+    if dots or any("." in m.group(0).split("(")[0] for m in calls):
+        hit("dot_notation", _Kind.P)
+    if _REGEX.search(work):
+        hit("regex_pattern", _Kind.P_EXPLICIT)
+    rest = _blank(work, spans + [m.span() for m in calls] + [m.span() for m in paths] + [m.span() for m in dots])
+    constants = list(_CONSTANT.finditer(rest))
+    if _MARKER.search(rest):
+        hit("code_marker", _Kind.P_EXPLICIT)
+    if subscripts := list(_SUBSCRIPT.finditer(rest)):
+        hit("subscript", _Kind.P)
+        rest = _blank(rest, [m.span() for m in subscripts])
+    idents = [m for m in _IDENTIFIER.finditer(rest) if _fold(m.group(0)) not in _NOT_IDENTIFIERS]
+    rest = _blank(rest, [m.span() for m in constants] + [m.span() for m in idents])
+
+    low = _fold(text)
+    if _EXPLICIT_GREP.search(low):
+        hit("explicit_grep", _Kind.P_EXPLICIT)
+    if _IMPORT.search(text):
+        hit("exact_import", _Kind.P_EXPLICIT)
+
+    prose = _fold(rest)
+    words = _WORD.findall(prose)
+    content = [w for w in words if w not in _STOPWORDS and w not in _USAGE_VERBS and len(w) > 1]
+    caps = [
+        m
+        for m in _CAPS_WORD.finditer(rest)
+        if m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0))
+    ]
+    shouting = sum(1 for w in _WORD.findall(text) if w.isupper() and len(w) > 1) * 2 > len(_WORD.findall(text))
+    if constants or (caps and len(content) <= 3 and not shouting):
+        hit("constant_name", _Kind.P)
+    if idents:
+        hit("identifier", _Kind.P)
+    if _USAGE.search(low):
+        hit("usage_lookup", _Kind.SUPPORT)
+
+    # Structure.
+    if _AST_KEYWORD.search(low):
+        hit("ast_keyword", _Kind.S_WEAK)
+    if _MODIFIER.search(low):
+        hit("modifier_keyword", _Kind.S_WEAK)
+    if _INHERITANCE.search(low):
+        hit("inheritance_pattern", _Kind.S_REL)
+    if _OVERRIDE.search(low):
+        hit("override_pattern", _Kind.S_REL)
+    if _IMPLEMENTS.search(low):
+        hit("implements_pattern", _Kind.S_REL)
+    if _DECORATOR_PHRASE.search(low):
+        hit("decorator_pattern", _Kind.S_REL)
+    if decorators:
+        hit("decorator_syntax", _Kind.S_REL)
+    if _DECLARATION.search(low):
+        hit("declaration_term", _Kind.S_REL)
+    if _PARAMETER.search(low):
+        hit("parameter_pattern", _Kind.S_REL)
+    if _RETURN.search(low):
+        hit("return_pattern", _Kind.S_REL)
+    if _CONSTRUCT.search(low) or _CONSTRUCT.search(text):
+        hit("construct_pattern", _Kind.S_REL)
+    if _MEMBER.search(low):
+        hit("member_pattern", _Kind.S_REL)
+
+    # Behaviour and concepts; a concept phrase is blanked so its words are not read again as verbs.
+    semantic_text = _fold(_blank(text, spans))
+    if _HOW.search(semantic_text):
+        hit("how_question", _Kind.M_HOW)
+    if _QUESTION.search(semantic_text):
+        hit("intent_question", _Kind.M_QUESTION)
+    cross = list(_CROSS_CUTTING.finditer(semantic_text))
+    handles = list(_HANDLES.finditer(semantic_text))
+    verb_text = _blank(semantic_text, [m.span() for m in cross] + [m.span() for m in handles])
+    if handles:
+        hit("handles_pattern", _Kind.M_CONCEPT)
+    elif _INTENT_VERB.search(verb_text):
+        hit("intent_verb", _Kind.M_VERB)
+    if _CONCEPTUAL.search(semantic_text):
+        hit("conceptual_noun", _Kind.M_CONCEPT)
+    if cross:
+        hit("cross_cutting", _Kind.M_CONCEPT)
+    if _DESIGN_PATTERN.search(semantic_text):
+        hit("design_pattern", _Kind.M_CONCEPT)
+    if _SIMILAR.search(semantic_text):
+        hit("similarity_indicator", _Kind.SIMILAR)
+
+    # Scope.
+    if _VAGUE.search(semantic_text):
+        hit("vague_qualifier", _Kind.VAGUE)
+    if _BROAD.search(semantic_text):
+        hit("broad_scope", _Kind.BROAD)
+
+    colon_question = False
+    head_tail = _HEAD_COLON.match(_blank(text, [m.span() for m in quoted]))
+    if head_tail:
+        tail = _fold(text[head_tail.start(2) :])
+        colon_question = bool(_OPENER.match(tail)) and len(tail.split()) >= 3
+    return _Evidence(
+        hits=tuple(hits),
+        content_words=len(content),
+        colon_question=colon_question,
+        plural_construct=bool(_AST_PLURAL_RE.search(low)),
+    )
+
+
+# --- decisions -----------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class _Decision:
+    category: QueryCategory
+    reasoning: str
+    hybrid: tuple[str, ...] = ()  # hybrid indicators that the rule itself contributes
+
+
+def _decide(ev: _Evidence) -> _Decision | None:
+    """The priority rules for one clause; None when there is no usable evidence."""
+    pattern = any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS))
+    explicit = ev.has(_Kind.P_EXPLICIT)
+    relation = ev.has(_Kind.S_REL)
+    construct = ev.has(_Kind.S_WEAK)
+    how = ev.has(_Kind.M_HOW)
+    concept = ev.has(_Kind.M_CONCEPT)
+    behaviour = how or concept or ev.has(_Kind.M_VERB)
+    semantic = ev.has(*_SEMANTIC_KINDS)
+
+    if ev.has(_Kind.VAGUE):
+        return _Decision(category=QueryCategory.HYBRID, reasoning="Vague qualifier: related code of any kind")
+    if ev.colon_question and (pattern or relation):
+        return _Decision(
+            category=QueryCategory.HYBRID,
+            reasoning="Names exact code, then asks a question about its behaviour",
+            hybrid=("literal_with_question",),
+        )
+    if ev.has(_Kind.SIMILAR):
+        if pattern or construct or relation:
+            return _Decision(
+                category=QueryCategory.HYBRID, reasoning="Similarity to concrete code: pattern plus semantic"
+            )
+        return _Decision(category=QueryCategory.SEMANTIC, reasoning="Asks for semantically similar code")
+    if ev.has(_Kind.BROAD) and semantic and not explicit:
+        return _Decision(category=QueryCategory.HYBRID, reasoning="Wide scope over a concept")
+    if relation:
+        if how:
+            return _Decision(
+                category=QueryCategory.HYBRID,
+                reasoning="Code structure plus a question about behaviour",
+                hybrid=("mixed_types",),
+            )
+        if concept and not pattern:
+            return _Decision(
+                category=QueryCategory.HYBRID,
+                reasoning="Structure applied to a concept: structural plus semantic",
+                hybrid=("mixed_types",),
+            )
+        return _Decision(
+            category=QueryCategory.STRUCTURAL, reasoning="Requires AST-level understanding of code structure"
+        )
+    if pattern:
+        if behaviour or (semantic and ev.content_words >= 4):
+            return _Decision(
+                category=QueryCategory.HYBRID,
+                reasoning="Exact code plus a conceptual question",
+                hybrid=("mixed_types",),
+            )
+        if ev.plural_construct and not explicit:
+            return _Decision(
+                category=QueryCategory.STRUCTURAL, reasoning="Constructs of a kind, scoped by exact names"
+            )
+        return _Decision(category=QueryCategory.PATTERN, reasoning="Exact text: a literal search finds it")
+    if construct:
+        if behaviour:
+            return _Decision(
+                category=QueryCategory.SEMANTIC, reasoning="Asks what code does; construct names are incidental"
+            )
+        return _Decision(category=QueryCategory.STRUCTURAL, reasoning="Asks for code constructs of a kind")
+    if semantic:
+        return _Decision(
+            category=QueryCategory.SEMANTIC, reasoning="Asks about behaviour or concepts, not identifiers"
+        )
+    if ev.has(_Kind.BROAD):
+        return _Decision(category=QueryCategory.HYBRID, reasoning="Wide scope query")
+    return None
+
+
+def _strong_other(ev: _Evidence, category: QueryCategory) -> bool:
+    """Does another category have strong evidence (which lowers confidence)?"""
+    strong = {
+        QueryCategory.PATTERN: any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS)),
+        QueryCategory.STRUCTURAL: ev.has(_Kind.S_REL),
+        QueryCategory.SEMANTIC: ev.has(_Kind.M_HOW, _Kind.M_VERB, _Kind.M_CONCEPT),
+    }
+    return any(value for cat, value in strong.items() if cat is not category)
+
+
+def _confidence(ev: _Evidence, decision: _Decision, extra_hybrid: tuple[str, ...] = ()) -> float:
+    category = decision.category
+    if category is QueryCategory.HYBRID:
+        units = sum(_UNITS[n] for n in (*extra_hybrid, *decision.hybrid))
+        units += ev.units(frozenset({_Kind.VAGUE, _Kind.BROAD, _Kind.SIMILAR}))
+        units += ev.categories_present()
+        return round(min(0.90, 0.60 + 0.05 * units), 2)
+    if category is QueryCategory.PATTERN:
+        value = 0.60 + 0.15 * ev.units(_PATTERN_KINDS)
+    elif category is QueryCategory.STRUCTURAL:
+        value = 0.80 + 0.05 * ev.units(_STRUCTURAL_KINDS)
+    else:
+        value = 0.75 + 0.05 * ev.units(_SEMANTIC_KINDS | {_Kind.SIMILAR})
+        if ev.content_words <= 1:
+            value -= 0.05
+    value = min(MAX_CONFIDENCE, value)
+    if _strong_other(ev, category):
+        value -= 0.05
+    return round(max(0.55, value), 2)
+
+
+def _indicators(ev: _Evidence, decision: _Decision, extra_hybrid: tuple[str, ...] = ()) -> tuple[str, ...]:
+    names = tuple(name for name, _ in ev.hits)
+    if decision.category is QueryCategory.HYBRID:
+        first = (*extra_hybrid, *decision.hybrid)
+        scope = tuple(n for n in names if n in ("vague_qualifier", "broad_scope", "similarity_indicator"))
+        return tuple(dict.fromkeys((*first, *scope, *names)))
+    return names
+
+
+def _fallback(indicators: tuple[str, ...], reasoning: str) -> Classification:
+    return Classification(
+        category=QueryCategory.HYBRID,
+        confidence=FALLBACK_CONFIDENCE,
+        indicators=indicators,
+        suggested_tool=TOOL_ROUTING[QueryCategory.HYBRID],
+        reasoning=reasoning,
+    )
+
+
+def _split_clauses(text: str) -> list[str]:
+    """Split at conjunctions outside quotes; parts without a word of their own stay attached."""
+    masked = _blank(text, [m.span() for m in _QUOTED.finditer(text)])
+    parts: list[str] = []
+    start = 0
+    for m in _CONJUNCTION.finditer(masked):
+        parts.append(text[start : m.start()])
+        start = m.end()
+    parts.append(text[start:])
+    return [p for p in (p.strip() for p in parts) if _WORD.search(p)]
+
+
+def _classify_conjunction(text: str) -> Classification | None:
+    parts = _split_clauses(text)
+    if len(parts) < 2:
+        return None
+    evidences = [_collect(p) for p in parts[:6]]
+    decisions = [_decide(ev) for ev in evidences]
+    kinds = {d.category for d in decisions if d is not None}
+    opener = any(_OPENER.match(_fold(p)) for p in parts[1:6])
+    named = any(any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS)) for ev in evidences)
+    if len(kinds) >= 2:
+        extra = ("conjunction", "mixed_types")
+    elif opener and (named or None in decisions) and kinds:
+        extra = ("conjunction", "multi_part")
+    else:
+        return None
+    merged = _Evidence(
+        hits=tuple(dict.fromkeys(h for ev in evidences for h in ev.hits)),
+        content_words=sum(ev.content_words for ev in evidences),
+        colon_question=False,
+        plural_construct=any(ev.plural_construct for ev in evidences),
+    )
+    decision = _Decision(
+        category=QueryCategory.HYBRID,
+        reasoning="Several clauses of different kinds: " + " + ".join(sorted(k.value for k in kinds)),
+    )
+    return Classification(
+        category=QueryCategory.HYBRID,
+        confidence=_confidence(merged, decision, extra),
+        indicators=_indicators(merged, decision, extra),
+        suggested_tool=TOOL_ROUTING[QueryCategory.HYBRID],
+        reasoning=decision.reasoning,
+    )
+
+
+def classify(query: str) -> Classification:
+    """Classify a search query and suggest the tool to route it to. Total and deterministic."""
+    text = " ".join(unicodedata.normalize("NFC", query[: MAX_CLASSIFY_CHARS * 4]).split())[:MAX_CLASSIFY_CHARS]
+    if not text:
+        return _fallback(("empty_query",), "Empty query, using safe default")
+    if len(text) < MIN_QUERY_CHARS:
+        return _fallback(("too_short",), "Query too short for accurate classification")
+    by_parts = _classify_conjunction(text)
+    if by_parts is not None:
+        return by_parts
+    evidence = _collect(text)
+    decision = _decide(evidence)
+    if decision is None:
+        return _fallback(
+            tuple(name for name, _ in evidence.hits), "Ambiguous query, using multi-modal search"
+        )
+    return Classification(
+        category=decision.category,
+        confidence=_confidence(evidence, decision),
+        indicators=_indicators(evidence, decision),
+        suggested_tool=TOOL_ROUTING[decision.category],
+        reasoning=decision.reasoning,
+    )

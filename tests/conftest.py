@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    """tests/fixtures/sample_repo in a fresh temp dir, plus the files the indexer must skip (made here,
+    because git would not keep them in the fixture: ignored, generated, secret, binary)."""
+    dest = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "sample_repo", dest)
+    (dest / ".gitignore").write_text("ignored_dir/\n*.log\n")
+    (dest / "ignored_dir").mkdir()
+    (dest / "ignored_dir" / "hidden.py").write_text("def hidden_function():\n    pass\n")
+    (dest / "app.log").write_text("log line\n")
+    (dest / "node_modules" / "dep").mkdir(parents=True)
+    (dest / "node_modules" / "dep" / "index.js").write_text("module.exports = {};\n")
+    (dest / "build").mkdir()
+    (dest / "build" / "out.py").write_text("generated = True\n")
+    (dest / ".env").write_text("API_KEY=123\n")
+    (dest / "id_rsa").write_text("-----BEGIN KEY-----\n")
+    (dest / "blob.py").write_bytes(b"\x00\x01\x02binary")
+    return dest
