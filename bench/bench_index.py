@@ -435,124 +435,185 @@ def verdict(ok: bool) -> str:
 
 
 def table(r: dict[str, Any]) -> str:
-    full, parse, refresh = r["full_index"], r["parse_only"], r["refresh"]
-    search, search_nr, cli = r["search"], r["search_no_autorefresh"], r["cli_search"]
-    ctags, rg, cli_index = r["ctags"], r["rg"], r["cli_index"]
-    status = full["status"]
     rows: list[tuple[str, str, str]] = []
 
-    rows.append(
-        (
-            "Files indexed (all languages)",
+    def failed(*keys: str) -> str | None:
+        for key in keys:
+            phase = r.get(key)
+            if phase is None:
+                return f"{key}: not run"
+            if "error" in phase:
+                return f"{key}: {phase['error'].splitlines()[0][:160]}"
+        return None
+
+    def row(label: str, keys: Sequence[str], cells: Callable[[], tuple[str, str]]) -> None:
+        problem = failed(*keys)
+        rows.append((label, "FAILED", problem) if problem else (label, *cells()))
+
+    def parse_cell(fmt: Callable[[dict[str, Any]], str]) -> str:
+        return fmt(r["parse_only"]) if not failed("parse_only") else "parse-only: failed"
+
+    def target_cell(value: float, target: float, text: str) -> str:
+        return f"{text}: {verdict(value < target)}"
+
+    full = r.get("full_index", {})
+    ctags, rg = r.get("ctags", {}), r.get("rg", {})
+    if ctags.get("seconds") is not None:
+        ctags_time, ctags_tags = (
+            f"ctags -R --languages=Python: {fmt_s(ctags['seconds'])}",
+            f"{ctags['tags']:,}",
+        )
+    else:
+        reason = ctags.get("install") or ctags.get("error", "failed")
+        ctags_time, ctags_tags = f"ctags: n/a ({reason})", "n/a"
+    if rg.get("available"):
+        rg_cell = f"rg -n -i, p50 over {len(RG_QUERIES)} patterns: {fmt_s(rg['p50_s'])}"
+    else:
+        rg_cell = f"rg: n/a ({rg.get('install') or rg.get('error', 'failed')})"
+
+    row(
+        "Files indexed (all languages)",
+        ["full_index"],
+        lambda: (
             f"{full['files_indexed']:,} ({r['tree_files_python']:,} Python, {r['tree_bytes'] / MB:.1f} MB)",
-            f"parse-only: {parse['files']:,} Python files ({parse['errors']} syntax errors)",
-        )
+            parse_cell(lambda p: f"parse-only: {p['files']:,} Python files ({p['errors']} syntax errors)"),
+        ),
     )
-    ctags_tags = f"ctags: {ctags['tags']:,} tags" if ctags.get("seconds") is not None else "ctags: n/a"
-    rows.append(
-        (
-            "Symbols / chunks",
-            f"{status['symbols']:,} / {status['chunks']:,} ({full['parse_errors']} files indexed as text)",
-            ctags_tags,
-        )
+    row(
+        "Symbols / chunks",
+        ["full_index"],
+        lambda: (
+            f"{full['status']['symbols']:,} / {full['status']['chunks']:,} "
+            f"({full['parse_errors']} Python files indexed as text)",
+            f"ctags tags: {ctags_tags}",
+        ),
     )
-    rows.append(
-        (
-            "Full index, `engine.index()`",
-            fmt_s(full["index_s"]) + f" ({r['workers_label']})",
-            f"<= parse-only {fmt_s(parse['seconds'])} (1 process, read + ast.parse): "
-            f"{verdict(full['index_s'] <= parse['seconds'])}",
-        )
+    row(
+        "Full index, `engine.index()`",
+        ["full_index"],
+        lambda: (
+            f"{fmt_s(full['index_s'])} ({r['workers_label']})",
+            parse_cell(
+                lambda p: (
+                    f"<= parse-only {fmt_s(p['seconds'])} (1 process, read + ast.parse): "
+                    f"{verdict(full['index_s'] <= p['seconds'])}"
+                )
+            ),
+        ),
     )
-    rows.append(
-        (
-            "Full index, process wall (import + open + index + close)",
-            fmt_s(full["wall_s"]),
-            f"ctags -R --languages=Python: {fmt_s(ctags.get('seconds'))}"
-            if ctags.get("seconds") is not None
-            else f"ctags: n/a ({ctags.get('install', ctags.get('error', ''))})",
-        )
+    row(
+        "Full index, process wall (start + import + index + close)",
+        ["full_index"],
+        lambda: (fmt_s(full["wall_s"]), ctags_time),
     )
-    rows.append(
-        (
-            "Database size (db + wal after close)",
+    row(
+        "Database size (db + wal after close)",
+        ["full_index"],
+        lambda: (
             f"{full['db_bytes_after_close'] / MB:.1f} MB",
             f"{full['db_bytes_after_close'] / max(r['tree_bytes'], 1):.2f}x the indexed source bytes",
-        )
+        ),
     )
-    rows.append(
-        (
-            "No-change refresh, `engine.index()` p50",
-            fmt_s(refresh["nochange_p50_s"]),
-            f"< {fmt_s(TARGET_REFRESH_S)}: {verdict(refresh['nochange_p50_s'] < TARGET_REFRESH_S)}",
-        )
+    row(
+        "No-change refresh, `engine.index()` p50",
+        ["refresh_nochange"],
+        lambda: (
+            fmt_s(r["refresh_nochange"]["p50_s"]),
+            target_cell(r["refresh_nochange"]["p50_s"], TARGET_REFRESH_S, f"< {fmt_s(TARGET_REFRESH_S)}"),
+        ),
     )
-    if "p50_s" in cli_index:
-        rows.append(("No-change refresh, `trifecta index` wall p50", fmt_s(cli_index["p50_s"]), "-"))
-    rows.append(
-        (
-            f"One-file-change refresh p50 (`{refresh['onefile_path']}`)",
-            fmt_s(refresh["onefile_p50_s"]),
-            f"< {fmt_s(TARGET_REFRESH_S)} (same target): {verdict(refresh['onefile_p50_s'] < TARGET_REFRESH_S)}",
-        )
+    row(
+        "No-change refresh, `trifecta index` wall p50",
+        ["cli_index"],
+        lambda: (fmt_s(r["cli_index"]["p50_s"]), "- (new process: start-up + imports + scan)"),
     )
-    rg_cell = (
-        f"rg -n -i, p50 over {len(RG_QUERIES)} patterns: {fmt_s(rg['p50_s'])}"
-        if rg.get("available")
-        else f"rg: n/a ({rg['install']})"
+    touched = r.get("touch_file", "?")
+    row(
+        f"One-file-change refresh p50 (`{touched}`)",
+        ["refresh_onefile"],
+        lambda: (
+            fmt_s(r["refresh_onefile"]["p50_s"]),
+            target_cell(
+                r["refresh_onefile"]["p50_s"], TARGET_REFRESH_S, f"< {fmt_s(TARGET_REFRESH_S)} (same)"
+            ),
+        ),
     )
-    rows.append(
-        (
-            f"Search in process p50 / p95 ({search['queries']} queries x {r['search_runs']})",
+    search = r.get("search", {})
+    row(
+        f"Search in process p50 / p95 ({len(SEARCH_QUERIES)} queries x {r['search_runs']})",
+        ["search"],
+        lambda: (
             f"{search['p50_ms']:.1f} / {search['p95_ms']:.1f} ms",
-            f"p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {verdict(search['p95_ms'] < TARGET_SEARCH_P95_MS)}; {rg_cell}",
-        )
+            target_cell(search["p95_ms"], TARGET_SEARCH_P95_MS, f"p95 < {TARGET_SEARCH_P95_MS:.0f} ms")
+            + f"; {rg_cell}",
+        ),
     )
-    rows.append(
-        (
-            "Search in process p50 / p95, auto_refresh off",
+    search_nr = r.get("search_no_autorefresh", {})
+    row(
+        "Search in process p50 / p95, auto_refresh off",
+        ["search_no_autorefresh"],
+        lambda: (
             f"{search_nr['p50_ms']:.1f} / {search_nr['p95_ms']:.1f} ms",
-            f"p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {verdict(search_nr['p95_ms'] < TARGET_SEARCH_P95_MS)}",
-        )
+            target_cell(search_nr["p95_ms"], TARGET_SEARCH_P95_MS, f"p95 < {TARGET_SEARCH_P95_MS:.0f} ms"),
+        ),
     )
-    rows.append(
-        (
-            f"CLI `trifecta ctx search --json` wall p50 ({cli['runs']} runs)",
+    cli = r.get("cli_search", {})
+    row(
+        f"CLI `trifecta ctx search --json` wall p50 ({cli.get('runs', 0)} runs)",
+        ["cli_search"],
+        lambda: (
             fmt_s(cli["p50_s"]),
-            f"< {TARGET_CLI_P50_MS:.0f} ms: {verdict(cli['p50_s'] * 1000 < TARGET_CLI_P50_MS)}",
-        )
+            target_cell(cli["p50_s"] * 1000, TARGET_CLI_P50_MS, f"< {TARGET_CLI_P50_MS:.0f} ms"),
+        ),
     )
-    rss = full["maxrss_kb"] / 1024
-    rows.append(
-        (
-            "Peak RSS, indexing process",
-            f"{rss:.0f} MB",
-            f"< {TARGET_RSS_MB:.0f} MB: {verdict(rss < TARGET_RSS_MB)}; parse-only process: "
-            f"{parse['maxrss_kb'] / 1024:.0f} MB",
-        )
+    row(
+        "Peak RSS, indexing process",
+        ["full_index"],
+        lambda: (
+            f"{full['maxrss_kb'] / 1024:.0f} MB",
+            target_cell(full["maxrss_kb"] / 1024, TARGET_RSS_MB, f"< {TARGET_RSS_MB:.0f} MB")
+            + parse_cell(lambda p: f"; parse-only process: {p['maxrss_kb'] / 1024:.0f} MB"),
+        ),
     )
-    rows.append(("Peak RSS, largest parser worker", f"{full['workers_maxrss_kb'] / 1024:.0f} MB", "-"))
+    row(
+        "Peak RSS, largest parser worker",
+        ["full_index"],
+        lambda: (f"{full['workers_maxrss_kb'] / 1024:.0f} MB", "-"),
+    )
 
     lines = ["| figure | Trifecta | baseline / target |", "| --- | --- | --- |"]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    lines += [f"| {a} | {b} | {c.replace('|', '/')} |" for a, b, c in rows]
     return "\n".join(lines)
 
 
 def notes(r: dict[str, Any]) -> str:
-    search, full = r["search"], r["full_index"]
-    slow = sorted(search["per_query"], key=lambda q: -q["p50_ms"])[:5]
-    out = [
-        "",
-        f"Full index phases: import {fmt_s(full['import_s'])}, open {fmt_s(full['open_s'])}, "
-        f"index {fmt_s(full['index_s'])}; skipped: {full['skipped']}",
-        f"Search: {search['error_envelopes']} error envelopes (expected for empty queries), "
-        f"{len(search['internal_errors'])} INTERNAL_ERROR, {search['zero_hit_queries']} ok queries with 0 hits",
-        "Slowest queries (p50): " + "; ".join(f"{q['query'][:40]!r} {q['p50_ms']:.1f} ms" for q in slow),
-    ]
-    if search["internal_errors"]:
-        out.append(f"INTERNAL_ERROR on: {search['internal_errors']}")
-    if r["cli_search"]["failures"]:
-        out.append(f"CLI search failures: {r['cli_search']['failures'][:3]}")
+    out = [""]
+    full = r.get("full_index", {})
+    if "index_s" in full:
+        out.append(
+            f"- Full index phases: interpreter + `import trifecta` {fmt_s(full['import_s'])}, "
+            f"open {fmt_s(full['open_s'])}, index {fmt_s(full['index_s'])}; skipped files: {full['skipped']}"
+        )
+    for key in ("refresh_nochange", "refresh_onefile"):
+        if "files_indexed" in r.get(key, {}):
+            out.append(f"- {key}: files re-indexed per run {r[key]['files_indexed']}")
+    for key in ("search", "search_no_autorefresh"):
+        search = r.get(key, {})
+        if "per_query" not in search:
+            continue
+        slow = sorted(search["per_query"], key=lambda q: -q["p50_ms"])[:4]
+        out.append(
+            f"- {key}: {search['error_envelopes']} error envelopes (expected for the 2 empty queries), "
+            f"{len(search['internal_errors'])} INTERNAL_ERROR, {search['zero_hit_queries']} ok queries with 0 hits; "
+            "slowest p50: " + ", ".join(f"{q['query'][:32]!r} {q['p50_ms']:.1f} ms" for q in slow)
+        )
+        if search["internal_errors"]:
+            out.append(f"  - INTERNAL_ERROR on: {search['internal_errors'][:5]}")
+    if r.get("cli_search", {}).get("failures"):
+        out.append(f"- CLI search failures: {r['cli_search']['failures'][:3]}")
+    for key, phase in r.items():
+        if isinstance(phase, dict) and "error" in phase:
+            out.append(f"- FAILED {key}: {phase['error'][:600]}")
     return "\n".join(out)
 
 
@@ -580,63 +641,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="trifecta-bench-"))
     tree, db = workdir / "tree", workdir / "db" / "index.db"
     db.parent.mkdir()
+    workers = args.workers or max(1, min(4, os.cpu_count() or 1))
     results: dict[str, Any] = {
         "source_tree": str(src),
         "quick": args.quick,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "workers_label": f"{workers} worker{'s' if workers != 1 else ''}",
         "search_runs": args.search_runs,
     }
+    options: dict[str, Any] = {"db_path": str(db)}
+    if args.workers:
+        options["workers"] = args.workers
     try:
         import trifecta
 
         log(f"copying {src} -> {tree}{' (quick subset)' if args.quick else ''}")
         results["copy_s"], _ = timed(lambda: copy_tree(src, tree, args.quick))
         files, python = indexed_files(tree)
+        if not python:
+            raise SystemExit(f"no Python file to index under {src}")
         results["tree_files"] = len(files)
         results["tree_files_python"] = len(python)
         results["tree_bytes"] = sum(size for _, size in files)
+        results["touch_file"] = pick_touch_file(tree, python)
         log(f"{len(files)} files the indexer would index, {len(python)} Python")
 
-        log("baseline: parse-only process (read + ast.parse, 1 process)")
-        results["parse_only"] = bench_parse_only(tree, python, workdir)
-        log(f"  {fmt_s(results['parse_only']['seconds'])}")
+        attempt(results, "parse_only", lambda: bench_parse_only(tree, python, workdir))
+        attempt(results, "full_index", lambda: bench_full_index(tree, db, args.workers))
+        attempt(results, "ctags", lambda: bench_ctags(tree, workdir))
+        attempt(results, "rg", lambda: bench_rg(tree, repeats=5))
 
-        log("trifecta: full index in a subprocess")
-        results["full_index"] = bench_full_index(tree, db, args.workers)
-        log(f"  {fmt_s(results['full_index']['index_s'])}")
-        workers = args.workers or max(1, min(4, os.cpu_count() or 1))
-        results["workers_label"] = f"{workers} worker{'s' if workers != 1 else ''}"
-
-        log("baseline: ctags")
-        results["ctags"] = bench_ctags(tree, workdir)
-        log("baseline: rg")
-        results["rg"] = bench_rg(tree, repeats=5)
-
-        options: dict[str, Any] = {"db_path": str(db)}
-        if args.workers:
-            options["workers"] = args.workers
         engine = trifecta.open(str(tree), **options)
         try:
-            log("trifecta: refreshes (no change, one file changed)")
-            results["refresh"] = bench_refresh(engine, tree, pick_touch_file(tree, python), args.refresh_runs)
-            log(f"trifecta: in-process search, {len(SEARCH_QUERIES)} queries")
-            results["search"] = bench_search(engine, SEARCH_QUERIES, args.search_runs)
+            attempt(results, "refresh_nochange", lambda: bench_nochange(engine, args.refresh_runs))
+            attempt(
+                results,
+                "refresh_onefile",
+                lambda: bench_onefile(engine, tree, results["touch_file"], args.refresh_runs),
+            )
+            attempt(results, "search", lambda: bench_search(engine, SEARCH_QUERIES, args.search_runs))
         finally:
             engine.close()
         engine = trifecta.open(str(tree), auto_refresh=False, **options)
         try:
-            log("trifecta: in-process search with auto_refresh off")
-            results["search_no_autorefresh"] = bench_search(engine, SEARCH_QUERIES, args.search_runs)
+            attempt(
+                results,
+                "search_no_autorefresh",
+                lambda: bench_search(engine, SEARCH_QUERIES, args.search_runs),
+            )
         finally:
             engine.close()
 
         cmd = trifecta_command()
-        log("trifecta: CLI `trifecta index` (no change)")
-        results["cli_index"] = bench_cli_index(cmd, tree, db, args.refresh_runs)
-        log("trifecta: CLI search")
-        results["cli_search"] = bench_cli_search(cmd, tree, db, args.cli_runs)
+        attempt(results, "cli_index", lambda: bench_cli_index(cmd, tree, db, args.refresh_runs))
+        attempt(results, "cli_search", lambda: bench_cli_search(cmd, tree, db, args.cli_runs))
     finally:
         if args.keep:
             log(f"kept {workdir}")
@@ -654,7 +714,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json_path.parent.mkdir(parents=True, exist_ok=True)
         args.json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         log(f"raw numbers -> {args.json_path}")
-    return 0
+    failures = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

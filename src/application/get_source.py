@@ -20,7 +20,9 @@ class GetRequest:
 
 
 class GetSource:
-    def __init__(self, *, reader: IndexReader, source: FileSource, policy: BudgetPolicy, segment_label: str = ".") -> None:
+    def __init__(
+        self, *, reader: IndexReader, source: FileSource, policy: BudgetPolicy, segment_label: str = "."
+    ) -> None:
         self._reader = reader
         self._source = source
         self._policy = policy
@@ -28,7 +30,9 @@ class GetSource:
 
     def execute(self, request: GetRequest) -> Response:
         if bool(request.id) == bool(request.path):
-            return Response.failure("source", ErrorCode.INVALID_ARGUMENT, "give exactly one of --id or --path")
+            return Response.failure(
+                "source", ErrorCode.INVALID_ARGUMENT, "give exactly one of --id or --path"
+            )
         symbol = ""
         if request.id:
             chunk = self._reader.chunk(request.id.strip())
@@ -50,7 +54,9 @@ class GetSource:
                     end = int(m["end"]) if m["end"] else start
                     if start < 1 or end < start:
                         return Response.failure(
-                            "source", ErrorCode.INVALID_ARGUMENT, f"bad line range {start}-{end}: need 1 <= START <= END"
+                            "source",
+                            ErrorCode.INVALID_ARGUMENT,
+                            f"bad line range {start}-{end}: need 1 <= START <= END",
                         )
         path = path.replace("\\", "/")
         try:
@@ -60,7 +66,9 @@ class GetSource:
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return Response.failure("source", ErrorCode.FILE_NOT_FOUND, f"no file {path!r} in the segment")
         except OSError as exc:
-            return Response.failure("source", ErrorCode.FILE_NOT_FOUND, f"cannot read {path!r}: {exc.strerror}")
+            return Response.failure(
+                "source", ErrorCode.FILE_NOT_FOUND, f"cannot read {path!r}: {exc.strerror}"
+            )
         if b"\x00" in raw[:8192]:
             return Response.failure("source", ErrorCode.INVALID_ARGUMENT, f"{path!r} is a binary file")
         lines = raw.decode("utf-8", errors="replace").splitlines()
@@ -68,7 +76,9 @@ class GetSource:
         end = total if end == 0 else min(end, total)
         if start > max(total, 1):
             return Response.failure(
-                "source", ErrorCode.INVALID_ARGUMENT, f"{path!r} has {total} lines; line {start} does not exist"
+                "source",
+                ErrorCode.INVALID_ARGUMENT,
+                f"{path!r} has {total} lines; line {start} does not exist",
             )
         text = "\n".join(lines[start - 1 : end])
         comment = "#" if path.endswith((".py", ".pyi", ".sh", ".toml", ".yaml", ".yml")) else "//"

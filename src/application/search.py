@@ -7,9 +7,8 @@ question's words, and focus ranks test files lower unless the question is about 
 
 from __future__ import annotations
 
-
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -134,10 +133,14 @@ class SearchSegment:
         plan["engines"] = timings
 
         stats = self._reader.stats()
-        fresh = Freshness(files=stats.files, symbols=stats.symbols, built_at=stats.built_at, refreshed=refreshed)
+        fresh = Freshness(
+            files=stats.files, symbols=stats.symbols, built_at=stats.built_at, refreshed=refreshed
+        )
         data = {
             "query": query,
-            "hits": [hit_to_data(h, self._uri_for(h.chunk.path, h.chunk.symbol, h.chunk.language)) for h in hits],
+            "hits": [
+                hit_to_data(h, self._uri_for(h.chunk.path, h.chunk.symbol, h.chunk.language)) for h in hits
+            ],
             "total": len(hits),
             "plan": plan,
             "index": fresh.to_data(),
@@ -145,7 +148,10 @@ class SearchSegment:
         }
         next_actions = [f"ctx get --segment {self._segment} --id {h.chunk.id}" for h in hits[:3]]
         if not hits:
-            next_actions = ["rephrase with identifiers or words that appear in the code", "ctx search --mode pattern"]
+            next_actions = [
+                "rephrase with identifiers or words that appear in the code",
+                "ctx search --mode pattern",
+            ]
         return Response.success("search", data, next_actions=next_actions)
 
     # ------------------------------------------------------------------ lexical engine
@@ -178,7 +184,9 @@ class SearchSegment:
         alts = [term.lower()]
         parts = split_identifier(term)
         if len(parts) > 1:
-            alts.append(" ".join(parts).lower())  # a phrase of the parts: parse_http_header ~ "parse http header"
+            alts.append(
+                " ".join(parts).lower()
+            )  # a phrase of the parts: parse_http_header ~ "parse http header"
         return alts
 
     @staticmethod
@@ -190,5 +198,3 @@ class SearchSegment:
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
             score *= 0.85
         return score * focus_multiplier(chunk.path, focus)
-
-

@@ -10,7 +10,7 @@ never disagree. An empty result is `status: "ok"` with empty data, never an erro
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -83,13 +83,25 @@ class Ref:
     uri: str
 
 
+def _refs(value: Iterable[Ref]) -> tuple[Ref, ...]:
+    return tuple(value)
+
+
+def _errors(value: Iterable[Error]) -> tuple[Error, ...]:
+    return tuple(value)
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 @attrs.frozen(kw_only=True)
 class Response:
     kind: str
     data: Mapping[str, Any] = attrs.field(factory=dict)
-    refs: tuple[Ref, ...] = attrs.field(default=(), converter=tuple)
-    errors: tuple[Error, ...] = attrs.field(default=(), converter=tuple)
-    next_actions: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    refs: tuple[Ref, ...] = attrs.field(default=(), converter=_refs)
+    errors: tuple[Error, ...] = attrs.field(default=(), converter=_errors)
+    next_actions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     @property
     def status(self) -> str:

@@ -167,7 +167,7 @@ def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 # Quoted text with a letter or digit inside; an apostrophe inside a word ("don't") does not open a quote.
 _QUOTED = _c(r"(?<!\w)([\"'`“‘])(?=[^\"'`”’\n]*\w)([^\"'`”’\n]{1,200}?)[\"'`”’](?!\w)")
-_FUNCTION_CALL = _c(r"(?<![\w@.$])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\((?!e?s\))[^()\n]{0,80}\)|[A-Za-z_]\w*\((?=\s|$)")
+_FUNCTION_CALL = _c(r"(?<![\w@.$])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:(?!e?s\))[^()\n]{0,80}\)|(?=\s|$))")
 _DOTTED = _c(r"(?<![\w@./\\-])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?![\w/])")
 _FILE_EXT = (
     "py pyi pyx js jsx mjs cjs ts tsx go rs java kt c h cc cpp hpp cs rb php swift scala sh bash zsh "
@@ -177,6 +177,7 @@ _FILE_EXT_SET = frozenset(_FILE_EXT.split())
 _FILE_PATH = _c(
     r"(?<![\w/])(?:\.{1,2}/|/)?(?:[\w.*-]+/)+(?:[\w.*-]*\.[A-Za-z]\w{0,5})?(?![\w/])"
     r"|(?<![\w./])[\w*-]*[\w*]\.(?:" + "|".join(_FILE_EXT.split()) + r")(?:\.\w+)?\b"
+    r"|(?<!\w)\*\.[\w.]+"  # a glob: *.test.js
 )
 _REGEX = _c(
     r"(?:^|\s)/[^/\s][^/\n]*/(?=\s|$)"  # /pattern/
@@ -209,7 +210,7 @@ _ACRONYMS = frozenset(
         "HTTP HTTPS JSON YAML TOML HTML REST GRPC UUID UTF8 ASCII AJAX CORS CSRF SAML LDAP SMTP IMAP POSIX "
         "UNIX WSGI ASGI CGI NTFS FIFO LIFO CRUD SOAP OAUTH JWKS HMAC SHA1 SHA256 MD5 LZMA BZIP GZIP ZLIB "
         "TCP UDP DNS TLS SSL SSH FTP SFTP ISO8601 RFC JSONL IPV4 IPV6 HTTP2 UTF16 UTF32 MIME XML ZIP64 "
-        "ANSI INFO WARN ERROR DEBUG NOTE"
+        "ANSI NOTE"
     ).split()
 )
 
@@ -319,12 +320,16 @@ _CONSTRUCT = _c(
         "type_hints? type_annotations? docstrings? lambda_expressions? nested_functions? nested_classes? "
         "inner_functions? inner_classes? call_graph ast_nodes? bloques_try sentencias_if bucles_for"
     )
-    + r"|(?i:\b(?:functions?|methods?|code|blocks?|that|which|que)\s+(?:raise|raises|throw|throws|catch|catches|lanzan?)"
-    r"\s+[A-Z]\w+)"
 )
+# "functions that raise ValueError": the exception is named, capitalised (so searched on the original text).
+_RAISES = _c(
+    r"(?i:\b(?:functions?|methods?|code|blocks?|that|which|que)\s+(?:raise|raises|throw|throws|catch|catches|lanzan?)\s+)"
+    r"[A-Z]\w+"
+)
+# "methods of X": the members of a named thing (plural: a singular "method on Unix" is prose).
 _MEMBER = _c(
-    r"\b(?:methods?|attributes?|fields?|properties|members?|constructors?|metodos?|atributos?|campos?"
-    r"|propiedades)\s+(?:of|in|on|from|de|del)\s+(?:the\s+|la\s+|el\s+)?(?:class\s+|clase\s+)?[a-z_][\w.]*"
+    r"\b(?:methods|attributes|fields|properties|members|constructors|metodos|atributos|campos|propiedades"
+    r"|constructores)\s+(?:of|in|on|from|de|del)\s+(?:the\s+|la\s+|el\s+)?(?:class\s+|clase\s+)?[a-z_][\w.]*"
 )
 
 # --- semantic evidence (on folded text) ----------------------------------------------------------------
@@ -332,14 +337,14 @@ _MEMBER = _c(
 _HOW = _c(
     r"\bhow\b(?!\s+(?:many|much)\b)|\bwhy\b|\bwhat\s+happens\b|\bwhat\s+does\s+(?:\S+\s+){0,3}?do\b"
     r"|\bexplain\w*|\bwalk\s+me\s+through\b|\bdescribe\s+how\b|\bpurpose\s+of\b"
-    r"|(?:^|[¿:;,]\s*|\s)como\s+(?=\w)(?!(?:un|una|el|la|los|las)\s+\w+\()|\bpor\s+que\b|\bque\s+pasa\b"
+    r"|(?:^|[¿:;,]\s*)como\b|\bpor\s+que\b|\bque\s+pasa\b"
     r"|\bque\s+ocurre\b|\bexplica\w*|\bpara\s+que\s+sirve\b"
 )
 _QUESTION = _c(
     r"\bwhere\b|\bwhich\s+(?:\w+\s+){0,2}?(?:code|module|modules|file|files|part|parts|component|components"
     r"|function|functions|class|classes|method|methods|service|services|layer|handler|handlers|piece|place)\b"
     r"|(?:^|[¿:;]\s*)(?:what|which|who|when)\b|\bwhat\s+(?:code|part|module|component|file|function|class)\b"
-    r"|\bin\s+which\b|\bresponsible\b"
+    r"|\bin\s+which\b"
     r"|\bdonde\b|\ben\s+que\s+(?:parte|archivo|fichero|modulo|lugar|clase|funcion)\b"
     r"|(?:^|[¿:;]\s*)(?:que|cual|cuales|quien|cuando)\b"
 )
@@ -445,9 +450,8 @@ _CONJUNCTION = _c(
 )
 # A clause that opens with its own question or request.
 _OPENER = _c(
-    r"^\W*(?:how|where|what|which|why|who|when|does|do|is|are|can|find|show|list|search|explain|check"
-    r"|locate|grep|give|tell|describe|como|donde|que|cual|cuales|por\s+que|quien|cuando|busca|buscar"
-    r"|muestra|muestrame|encuentra|explica|lista)\b"
+    r"^\W*(?:how|where|what|which|why|who|when|explain|describe|como|donde|que|cual|cuales|por\s+que"
+    r"|quien|cuando|explica)\b"
 )
 _HEAD_COLON = _c(r"^([^:]{1,120}?):\s+(\S.*)$", re.DOTALL)
 _WORD = _c(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
@@ -588,7 +592,7 @@ def _collect(text: str) -> _Evidence:
         hit("parameter_pattern", _Kind.S_REL)
     if _RETURN.search(low):
         hit("return_pattern", _Kind.S_REL)
-    if _CONSTRUCT.search(low) or _CONSTRUCT.search(text):
+    if _CONSTRUCT.search(low) or _RAISES.search(text):
         hit("construct_pattern", _Kind.S_REL)
     if _MEMBER.search(low):
         hit("member_pattern", _Kind.S_REL)

@@ -10,7 +10,9 @@ K = TypeVar("K", bound=Hashable)
 RRF_K = 60
 
 
-def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[K]], weights: Mapping[str, float] | None = None) -> list[tuple[K, float]]:
+def reciprocal_rank_fusion(
+    rankings: Mapping[str, Sequence[K]], weights: Mapping[str, float] | None = None
+) -> list[tuple[K, float]]:
     """Fuse ranked lists: score(k) = sum over lists of weight / (RRF_K + rank). Ties keep first-seen order."""
     scores: dict[K, float] = {}
     for name, ranking in rankings.items():

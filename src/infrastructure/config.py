@@ -1,21 +1,21 @@
 """Settings: defaults < `<segment>/.trifecta/config.toml` < `TRIFECTA_*` environment < explicit options.
 
-    [index]                      TRIFECTA_DB, TRIFECTA_MAX_FILE_BYTES, TRIFECTA_WORKERS
-    db_path = ".trifecta/index.db"   # relative to the segment, or absolute
-    max_file_bytes = 1048576
-    exclude = ["*.min.js"]           # gitignore syntax, on top of .gitignore/.trifectaignore
-    secret_patterns = [...]          # files never indexed (default: .env*, *.pem, *.key, id_rsa*, ...)
-    workers = 2                      # parser processes (default: CPU count, at most 4)
+[index]                      TRIFECTA_DB, TRIFECTA_MAX_FILE_BYTES, TRIFECTA_WORKERS
+db_path = ".trifecta/index.db"   # relative to the segment, or absolute
+max_file_bytes = 1048576
+exclude = ["*.min.js"]           # gitignore syntax, on top of .gitignore/.trifectaignore
+secret_patterns = [...]          # files never indexed (default: .env*, *.pem, *.key, id_rsa*, ...)
+workers = 2                      # parser processes (default: CPU count, at most 4)
 
-    [search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH
-    lint = false                     # query linter expansion (query-linter.md, off by default)
-    auto_refresh = true              # refresh the index incrementally before each search
+[search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH
+lint = false                     # query linter expansion (query-linter.md, off by default)
+auto_refresh = true              # refresh the index incrementally before each search
 
-    [budget]                     TRIFECTA_MAX_BYTES
-    max_bytes_total = 32000
-    max_snippet_bytes = 2000
-    max_snippets = 5
-    max_lines_per_snippet = 50
+[budget]                     TRIFECTA_MAX_BYTES
+max_bytes_total = 32000
+max_snippet_bytes = 2000
+max_snippets = 5
+max_lines_per_snippet = 50
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def _int(value: object, name: str) -> int:
 
 
 def load_settings(
-    segment: str | os.PathLike[str], options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+    segment: str | os.PathLike[str],
+    options: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Settings:
     env = os.environ if env is None else env
     root = Path(segment).expanduser().resolve()
@@ -114,7 +116,13 @@ def load_settings(
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     db = Path(str(raw.pop("db_path", f"{CONFIG_DIR}/index.db"))).expanduser()
     values: dict[str, Any] = {"segment": root, "db_path": db if db.is_absolute() else root / db}
-    for key in ("max_file_bytes", "max_bytes_total", "max_snippet_bytes", "max_snippets", "max_lines_per_snippet"):
+    for key in (
+        "max_file_bytes",
+        "max_bytes_total",
+        "max_snippet_bytes",
+        "max_snippets",
+        "max_lines_per_snippet",
+    ):
         if key in raw:
             values[key] = _int(raw[key], key)
     if "workers" in raw:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from collections.abc import Callable
 
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
@@ -35,9 +36,9 @@ def _unparse(node: ast.AST) -> str:
         return type(node).__name__
 
 
-def _children(body: list[ast.stmt]) -> list[ast.stmt]:
+def _children(body: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """Definitions directly in a body, looking through compound statements that do not open a scope."""
-    found: list[ast.stmt] = []
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
     stack = list(reversed(body))
     while stack:
         node = stack.pop()
@@ -107,13 +108,12 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
         return chunk_id(path, kind, symbol, ordinal)
 
     # (node, parent qualname, parent kind, depth, inside a function)
-    stack: list[tuple[ast.stmt, str, str, int, bool]] = [
+    stack: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, str, str, int, bool]] = [
         (n, "", "module", 0, False) for n in reversed(_children(tree.body))
     ]
     top_level_ranges: list[tuple[int, int]] = []
     while stack:
         node, parent, parent_kind, depth, in_function = stack.pop()
-        assert isinstance(node, _DEFS)
         start = min([node.lineno] + [d.lineno for d in node.decorator_list])
         end = node.end_lineno or node.lineno
         qualname = f"{parent}.{node.name}" if parent else node.name
@@ -144,7 +144,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
                         min([k.lineno] + [d.lineno for d in k.decorator_list]),
                         k.end_lineno or k.lineno,
                         k.lineno,
-                    )  # type: ignore[attr-defined]
+                    )
                     for k in kids
                 ]
                 header_end = (min(r[0] for r in kid_ranges) - 1) if kid_ranges else end
@@ -224,7 +224,14 @@ def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int
     return "\n".join(keep)
 
 
-def _module_chunks(path, stem, lines, ranges, module_doc, new_id) -> list[Chunk]:  # type: ignore[no-untyped-def]
+def _module_chunks(
+    path: str,
+    stem: str,
+    lines: list[str],
+    ranges: list[tuple[int, int]],
+    module_doc: str,
+    new_id: Callable[[str, str], str],
+) -> list[Chunk]:
     covered = bytearray(len(lines) + 2)
     for s, e in ranges:
         covered[s : e + 1] = b"\x01" * (e - s + 1)

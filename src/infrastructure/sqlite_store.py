@@ -88,7 +88,7 @@ def _chunk(row: Sequence[object]) -> Chunk:
         path=str(row[1]),
         start_line=int(row[2]),  # type: ignore[call-overload]
         end_line=int(row[3]),  # type: ignore[call-overload]
-        kind=ChunkKind(row[4]),
+        kind=ChunkKind(str(row[4])),
         language=str(row[5]),
         symbol=str(row[6]),
         name=str(row[7]),
@@ -102,7 +102,7 @@ def _symbol(row: Sequence[object]) -> Symbol:
     return Symbol(
         name=str(row[0]),
         qualname=str(row[1]),
-        kind=SymbolKind(row[2]),
+        kind=SymbolKind(str(row[2])),
         start_line=int(row[3]),  # type: ignore[call-overload]
         end_line=int(row[4]),  # type: ignore[call-overload]
         def_line=int(row[5]),  # type: ignore[call-overload]
@@ -231,7 +231,9 @@ class SqliteIndex(IndexWriter, IndexReader):
             (file_id,),
         )
         # a contentless FTS5 row is removed by handing the table the values it indexed, once more
-        rows = c.execute(f"SELECT c.rowid, {_CHUNK_COLS} FROM chunks c WHERE c.file_id=?", (file_id,)).fetchall()
+        rows = c.execute(
+            f"SELECT c.rowid, {_CHUNK_COLS} FROM chunks c WHERE c.file_id=?", (file_id,)
+        ).fetchall()
         c.executemany(
             "INSERT INTO chunks_fts(chunks_fts, rowid, name, qualname, signature, doc, body, path) "
             "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
@@ -306,7 +308,8 @@ class SqliteIndex(IndexWriter, IndexReader):
             [(base + i, *_fts_values(ch)) for i, ch in enumerate(chunks, 1)],
         )
         c.executemany(
-            "INSERT INTO chunks_tri(rowid, body) VALUES (?, ?)", [(base + i, ch.body) for i, ch in enumerate(chunks, 1)]
+            "INSERT INTO chunks_tri(rowid, body) VALUES (?, ?)",
+            [(base + i, ch.body) for i, ch in enumerate(chunks, 1)],
         )
 
     def finish_run(self, built_at: str) -> None:

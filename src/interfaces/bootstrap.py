@@ -37,7 +37,9 @@ class App:
         self.store.close()
 
 
-def bootstrap(segment: str, options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> App:
+def bootstrap(
+    segment: str, options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+) -> App:
     settings = load_settings(segment, options, env)
     source = LocalFileSource(
         settings.segment,

@@ -86,7 +86,9 @@ class Engine:
 
     # ------------------------------------------------------------------ queries
     @_guarded("search")
-    def search(self, query: str, limit: int = 10, mode: str = "auto", *, lint: bool | None = None) -> Response:
+    def search(
+        self, query: str, limit: int = 10, mode: str = "auto", *, lint: bool | None = None
+    ) -> Response:
         if not isinstance(query, str):
             return Response.failure("search", ErrorCode.INVALID_ARGUMENT, "query must be a string")
         use_lint = self._app.settings.lint if lint is None else lint

@@ -9,7 +9,12 @@ from typing import Any, TextIO
 from ..domain.contract import ErrorCode, Response
 
 INTERNAL = frozenset(
-    {ErrorCode.INTERNAL_ERROR, ErrorCode.INDEX_LOCKED, ErrorCode.LSP_UNAVAILABLE, ErrorCode.EMBEDDER_UNAVAILABLE}
+    {
+        ErrorCode.INTERNAL_ERROR,
+        ErrorCode.INDEX_LOCKED,
+        ErrorCode.LSP_UNAVAILABLE,
+        ErrorCode.EMBEDDER_UNAVAILABLE,
+    }
 )
 
 
@@ -76,7 +81,9 @@ def write_human(response: Response, out: TextIO | None = None) -> None:
         write_hits(data, out)
     elif "content" in data:
         rng = data.get("range", {})
-        out.write(f"# {data.get('path', data.get('uri', ''))}:{rng.get('start_line', '')}-{rng.get('end_line', '')}\n")
+        out.write(
+            f"# {data.get('path', data.get('uri', ''))}:{rng.get('start_line', '')}-{rng.get('end_line', '')}\n"
+        )
         out.write(str(data["content"]) + "\n")
         for action in response.next_actions:
             out.write(f"# next: trifecta {action}\n")

@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 import trifecta
 from trifecta.domain.contract import Response
 
@@ -67,8 +66,21 @@ def test_search_finds_split_identifiers(engine) -> None:
 def test_hit_fields_and_get_round_trip(engine) -> None:
     hits = hits_of(engine.search("charge a card through the payment provider"))
     top = hits[0]
-    assert set(top) >= {"id", "path", "start_line", "end_line", "symbol", "kind", "language", "score", "match_type", "preview"}
-    assert top["symbol"] == "charge_card" and top["path"] == "shop/checkout.py" and top["language"] == "python"
+    assert set(top) >= {
+        "id",
+        "path",
+        "start_line",
+        "end_line",
+        "symbol",
+        "kind",
+        "language",
+        "score",
+        "match_type",
+        "preview",
+    }
+    assert (
+        top["symbol"] == "charge_card" and top["path"] == "shop/checkout.py" and top["language"] == "python"
+    )
     got = engine.get(id=top["id"]).to_dict()
     assert got["status"] == "ok"
     assert got["data"]["content"].splitlines()[0].startswith("async def charge_card")
@@ -111,8 +123,19 @@ def test_touch_without_content_change_is_not_reparsed(engine, sample_repo: Path)
 @pytest.mark.parametrize(
     "query",
     [
-        '"unbalanced', "AND OR NOT", "NEAR(a b)", "* ^ : ( ) { }", "col:value", "-", "'", "\\", "a" * 10_000,
-        "🙂 emoji", "\x00nul", "select * from chunks; drop table files", "title:* OR body:*",
+        '"unbalanced',
+        "AND OR NOT",
+        "NEAR(a b)",
+        "* ^ : ( ) { }",
+        "col:value",
+        "-",
+        "'",
+        "\\",
+        "a" * 10_000,
+        "🙂 emoji",
+        "\x00nul",
+        "select * from chunks; drop table files",
+        "title:* OR body:*",
     ],
 )
 def test_hostile_queries_never_crash(engine, query: str) -> None:

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import trifecta
 from trifecta.infrastructure.sqlite_store import IndexLocked, SqliteIndex
 
@@ -30,7 +29,9 @@ def make_tree(root: Path, files: int) -> None:
         pkg = root / f"pkg{i % 20}"
         pkg.mkdir(parents=True, exist_ok=True)
         body = "\n".join(f"    value_{j} = x * {j}" for j in range(40))
-        (pkg / f"mod_{i}.py").write_text(f"def function_{i}(x):\n{body}\n    return x\n\nclass Class{i}:\n    pass\n")
+        (pkg / f"mod_{i}.py").write_text(
+            f"def function_{i}(x):\n{body}\n    return x\n\nclass Class{i}:\n    pass\n"
+        )
 
 
 def consistent(db: Path) -> tuple[int, int]:
@@ -38,8 +39,12 @@ def consistent(db: Path) -> tuple[int, int]:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-        orphans = conn.execute("SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)").fetchone()[0]
-        empty = conn.execute("SELECT count(*) FROM files WHERE id NOT IN (SELECT file_id FROM chunks)").fetchone()[0]
+        orphans = conn.execute(
+            "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)"
+        ).fetchone()[0]
+        empty = conn.execute(
+            "SELECT count(*) FROM files WHERE id NOT IN (SELECT file_id FROM chunks)"
+        ).fetchone()[0]
         fts = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'function'").fetchone()[0]
         assert orphans == 0 and empty == 0
         return files, fts
@@ -72,7 +77,10 @@ def test_second_writer_fails_with_a_clear_message(tmp_path: Path) -> None:
     other = SqliteIndex(tmp_path / "index.db")
     with store.writing():
         start = time.monotonic()
-        with pytest.raises(IndexLocked, match="another trifecta process is indexing"), other.writing(wait_seconds=0.3):
+        with (
+            pytest.raises(IndexLocked, match="another trifecta process is indexing"),
+            other.writing(wait_seconds=0.3),
+        ):
             pass
         assert time.monotonic() - start >= 0.3
     with other.writing():  # released: the next writer gets it

@@ -156,15 +156,21 @@ def search_cmd(
     query: Annotated[str, typer.Option("--query", "-q", help="What to look for, in words or identifiers.")],
     segment: SegmentOpt = ".",
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200)] = 10,
-    mode: Annotated[str, typer.Option("--mode", help="auto|lexical|pattern|structural|semantic|hybrid")] = "auto",
-    no_lint: Annotated[bool, typer.Option("--no-lint", help="Disable the query linter for this search.")] = False,
+    mode: Annotated[
+        str, typer.Option("--mode", help="auto|lexical|pattern|structural|semantic|hybrid")
+    ] = "auto",
+    no_lint: Annotated[
+        bool, typer.Option("--no-lint", help="Disable the query linter for this search.")
+    ] = False,
     lint: Annotated[bool, typer.Option("--lint", help="Enable the query linter for this search.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """L0: the few places that answer a question, ranked."""
     engine = _engine(segment)
     try:
-        response = engine.search(query, limit=limit, mode=mode, lint=False if no_lint else (True if lint else None))
+        response = engine.search(
+            query, limit=limit, mode=mode, lint=False if no_lint else (True if lint else None)
+        )
     finally:
         engine.close()
     _emit(response, as_json)
@@ -174,7 +180,9 @@ def search_cmd(
 def get_cmd(
     segment: SegmentOpt = ".",
     id: Annotated[str | None, typer.Option("--id", help="A hit id from ctx search.")] = None,
-    path: Annotated[str | None, typer.Option("--path", help="PATH or PATH:START-END inside the segment.")] = None,
+    path: Annotated[
+        str | None, typer.Option("--path", help="PATH or PATH:START-END inside the segment.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """L3: raw source by hit id or path[:START-END], cut to the byte budget."""
