@@ -590,7 +590,7 @@ class SymbolsUseCase:
                 data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
             roots = [child for d in resolved.definitions for child in nodes[_key(d)].children]
         data["symbols"] = []
-        data["omitted"] = 0
+        data["omitted"] = _count(roots)  # the largest it can be, so its digits are paid for
         symbols, omitted, cut = self._fit(
             roots, resolved.file_components, self._policy.max_bytes_total - _json_size(data)
         )

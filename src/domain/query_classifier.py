@@ -184,7 +184,7 @@ _REGEX = _c(
     r"|\\[bBdDsSwW]|\.\*|\.\+|\[\^?[^\]\s]{1,20}-[^\]\s]{1,20}\]|\(\?[:=!<]"  # regex syntax
     r"|(?:^|\s)\^[\w\\(\[]"  # an anchor at the start of a term
 )
-_CONSTANT = _c(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_CONSTANT = _c(r"(?<![\w.])(?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|_+[A-Z][A-Z0-9]{2,})\b")
 _CAPS_WORD = _c(r"(?<![\w.])[A-Z][A-Z0-9]{3,}\b")
 _MARKER = _c(r"\b(?:TODO|FIXME|XXX|HACK|NOQA)\b|\b(?i:todos?|fixmes?|todo/fixme)\b(?=\s+(?:comments?|notes?|markers?))")
 _IDENTIFIER = _c(
@@ -597,8 +597,9 @@ def _collect(text: str) -> _Evidence:
     if _MEMBER.search(low):
         hit("member_pattern", _Kind.S_REL)
 
-    # Behaviour and concepts; a concept phrase is blanked so its words are not read again as verbs.
-    semantic_text = _fold(_blank(text, spans))
+    # Behaviour and concepts, read on the prose only (code blanked: `UserRepository.save` is no verb);
+    # a concept phrase is blanked so its words are not read again as verbs.
+    semantic_text = prose
     if _HOW.search(semantic_text):
         hit("how_question", _Kind.M_HOW)
     if _QUESTION.search(semantic_text):

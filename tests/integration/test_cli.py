@@ -1,0 +1,117 @@
+"""The `trifecta` command as a user runs it: a real subprocess, real files, exit codes, JSON on stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trifecta.domain.contract import Response
+
+EXE = shutil.which("trifecta")
+
+
+def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    cmd = [EXE, *args] if EXE else [sys.executable, "-m", "trifecta.interfaces.cli.main", *args]
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd, env=full_env)
+
+
+def envelope(proc: subprocess.CompletedProcess[str]) -> dict:
+    data = json.loads(proc.stdout)
+    Response.from_dict(data)  # decodes back into the typed model
+    return data
+
+
+def test_version() -> None:
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("trifecta ")
+
+
+def test_search_json_builds_the_index_with_progress_on_stderr(sample_repo: Path) -> None:
+    proc = run("ctx", "search", "--segment", str(sample_repo), "--query", "parse an HTTP header line", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = envelope(proc)
+    assert data["status"] == "ok" and data["kind"] == "search"
+    assert data["data"]["hits"][0]["symbol"] == "parse_http_header"
+    assert "indexing" in proc.stderr
+    assert data["next_actions"][0].startswith("ctx get")
+
+
+def test_search_human_output(sample_repo: Path) -> None:
+    proc = run("ctx", "search", "-s", str(sample_repo), "-q", "reserve stock")
+    assert proc.returncode == 0
+    assert "shop/inventory.py:" in proc.stdout and "Inventory.reserveStock" in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colour when stdout is not a terminal
+
+
+def test_zero_hits_is_success(sample_repo: Path) -> None:
+    proc = run("ctx", "search", "-s", str(sample_repo), "-q", "zzqxv_nothing_like_this", "--json")
+    assert proc.returncode == 0
+    assert envelope(proc)["data"]["hits"] == []
+
+
+def test_bad_input_exits_2_with_message_on_stderr(sample_repo: Path) -> None:
+    proc = run("ctx", "search", "-s", str(sample_repo), "-q", "   ", "--json")
+    assert proc.returncode == 2
+    assert envelope(proc)["errors"][0]["code"] == "EMPTY_QUERY"
+    assert "EMPTY_QUERY" in proc.stderr
+    missing = run("ctx", "search", "-s", str(sample_repo / "nope"), "-q", "x")
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
+    outside = run("ctx", "get", "-s", str(sample_repo), "--path", "../../etc/passwd", "--json")
+    assert outside.returncode == 2 and envelope(outside)["errors"][0]["code"] == "PATH_OUTSIDE_SEGMENT"
+
+
+def test_get_by_id_from_a_search_hit(sample_repo: Path) -> None:
+    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "validate input", "--json"))["data"]["hits"][0]
+    proc = run("ctx", "get", "-s", str(sample_repo), "--id", hit["id"], "--json")
+    assert proc.returncode == 0
+    assert envelope(proc)["data"]["content"].startswith("def validate_input")
+
+
+def test_index_command_reports(sample_repo: Path) -> None:
+    proc = run("index", str(sample_repo), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = envelope(proc)["data"]
+    assert data["files_indexed"] >= 8 and data["skipped"]["secret"] == 2
+    again = envelope(run("index", str(sample_repo), "--json"))["data"]
+    assert again["files_indexed"] == 0
+
+
+def test_config_file_and_environment(sample_repo: Path, tmp_path: Path) -> None:
+    (sample_repo / ".trifecta").mkdir()
+    (sample_repo / ".trifecta" / "config.toml").write_text('[index]\nexclude = ["docs/"]\n')
+    db = tmp_path / "elsewhere.db"
+    proc = run("index", str(sample_repo), "--json", env={"TRIFECTA_DB": str(db)})
+    assert proc.returncode == 0 and db.is_file()
+    assert envelope(proc)["data"]["skipped"]["ignored"] == 3  # docs/ joins ignored_dir/ and app.log
+    bad = run("index", str(sample_repo), env={"TRIFECTA_MAX_FILE_BYTES": "lots"})
+    assert bad.returncode == 2 and "max_file_bytes must be an integer" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "query", "field", "value"),
+    [
+        ("lint", "config", "query_class", "vague"),
+        ("lint", "update telemetry logic", "query_class", "semi"),
+        ("classify", "Find class definitions", "category", "structural"),
+        ("classify", 'Find "authenticate()"', "category", "pattern"),
+    ],
+)
+def test_lint_and_classify_json(command: str, query: str, field: str, value: str) -> None:
+    proc = run("ctx", command, "--query", query, "--json")
+    assert proc.returncode == 0
+    assert envelope(proc)["data"][field] == value
+
+
+@pytest.mark.parametrize("query", ['"', "sym://", "\\x00", "((((", "--", "🙂" * 500])
+def test_hostile_strings_through_the_cli(query: str) -> None:
+    for command in ("lint", "classify"):
+        proc = run("ctx", command, "--query", query, "--json")
+        assert proc.returncode == 0, proc.stderr
+        envelope(proc)
