@@ -109,6 +109,8 @@ _UNITS: dict[str, int] = {
     "exact_import": 1,
     "identifier": 1,
     "subscript": 1,
+    "url": 1,
+    "literal_target": 1,
     "usage_lookup": 0,
     # structural
     "ast_keyword": 1,
@@ -218,7 +220,9 @@ _EXPLICIT_GREP = _c(
     _words(
         "grep rg ripgrep egrep fgrep ack literal literally verbatim exact_match exact_string exact_text "
         "exact_phrase string_literal the_string the_text the_literal regex regexp regular_expression "
-        "text_search full-text cadena la_cadena el_texto texto_exacto literalmente expresion_regular"
+        "text_search full-text cadena la_cadena el_texto texto_exacto literalmente expresion_regular "
+        "error_messages? log_messages? warning_messages? the_message the_phrase the_words? "
+        "mensajes?_de_error el_mensaje la_frase"
     )
 )
 _IMPORT = _c(
@@ -231,6 +235,12 @@ _USAGE = _c(
         "mentions?_of invocations?_of uses_of usos_de apariciones llamadas_a referencias_a"
     )
 )
+# "usages of getattr": the word after a usage phrase is a literal name, even without code syntax.
+_USAGE_TARGET = _c(
+    r"\b(?:usages?|occurrences?|references?|calls?|callers|invocations?|mentions?|uses|usos|apariciones"
+    r"|llamadas|referencias)\s+(?:of|to|a|de)\s+(?:the\s+|la\s+|el\s+|los\s+|las\s+)?([^\s?!,;:]+)"
+)
+_URL = _c(r"\b[a-z][a-z0-9+.-]{1,10}://\S+")
 # "where is X used": verbs that ask where a named thing occurs, not how something behaves.
 _USAGE_VERBS = frozenset(
     "use used uses using call called calls calling reference referenced references import imported imports "
@@ -520,6 +530,9 @@ def _collect(text: str) -> _Evidence:
     if quoted:
         hit("quoted_identifier", _Kind.P_EXPLICIT)
         spans += [m.span() for m in quoted]
+    if urls := list(_URL.finditer(work)):
+        hit("url", _Kind.P)
+        spans += [m.span() for m in urls]
     decorators = list(_DECORATOR_SYNTAX.finditer(work))
     spans += [m.span() for m in decorators]
     code_spans = _blank(work, [m.span() for m in decorators])
@@ -570,6 +583,9 @@ def _collect(text: str) -> _Evidence:
         hit("identifier", _Kind.P)
     if _USAGE.search(low):
         hit("usage_lookup", _Kind.SUPPORT)
+        target = _USAGE_TARGET.search(prose)
+        if target and target.group(1) not in _STOPWORDS and not _AST_KEYWORD.fullmatch(target.group(1)):
+            hit("literal_target", _Kind.P)
 
     # Structure.
     if _AST_KEYWORD.search(low):
@@ -693,7 +709,9 @@ def _decide(ev: _Evidence) -> _Decision | None:
             category=QueryCategory.STRUCTURAL, reasoning="Requires AST-level understanding of code structure"
         )
     if pattern:
-        if behaviour or (semantic and ev.content_words >= 4):
+        # "where is ENABLE_CACHE checked" is a lookup; a verb with more prose around it is a question.
+        lookup = not (how or concept) and ev.content_words <= 1
+        if (behaviour and not lookup) or (semantic and ev.content_words >= 4):
             return _Decision(
                 category=QueryCategory.HYBRID,
                 reasoning="Exact code plus a conceptual question",
@@ -787,6 +805,11 @@ def _classify_conjunction(text: str) -> Classification | None:
         return None
     evidences = [_collect(p) for p in parts[:6]]
     decisions = [_decide(ev) for ev in evidences]
+    # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
+    for k in range(1, len(evidences)):
+        ev = evidences[k]
+        if ev.content_words == 0 and all(kind in _PATTERN_KINDS or kind is _Kind.SUPPORT for _, kind in ev.hits):
+            decisions[k] = None
     kinds = {d.category for d in decisions if d is not None}
     opener = any(_OPENER.match(_fold(p)) for p in parts[1:6])
     named = any(any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS)) for ev in evidences)

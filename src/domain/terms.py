@@ -12,7 +12,7 @@ import unicodedata
 
 _IDENT = re.compile(r"[^\W\d][\w]*|\d+", re.UNICODE)
 # identifiers with an inner '_' or a lower->upper step: the only words that need splitting
-_COMPOUND = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*")
+_COMPOUND = re.compile(r"\b(?=[A-Za-z_])[A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 STOP_WORDS = frozenset(
