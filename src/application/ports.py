@@ -134,6 +134,17 @@ class IndexReader(Protocol):
 
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]: ...
 
+    def structural_candidates(
+        self, *, base: str = "", decorator: str = "", is_async: bool = False, limit: int = 2000
+    ) -> list[tuple[str, Symbol]]:
+        """(path, symbol) pairs whose stored bases/decorators mention the words (a superset: callers filter
+        exactly) and that are async when asked."""
+        ...
+
+    def containing_chunk(self, path: str, line: int) -> Chunk | None:
+        """The smallest chunk of `path` whose range holds `line`."""
+        ...
+
     def vocabulary(self, limit: int) -> list[str]:
         """The segment's most distinctive names: symbol names and file stems."""
         ...

@@ -8,7 +8,7 @@ question's words, and focus ranks test files lower unless the question is about 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -16,8 +16,11 @@ import attrs
 from ..domain import query_classifier, query_linter
 from ..domain.code import Chunk, ChunkKind, Hit
 from ..domain.contract import ErrorCode, Response
+from ..domain.ranking import reciprocal_rank_fusion
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
+from ..domain.structural_query import parse_structural
 from ..domain.terms import fold, query_terms, split_identifier
+from .engines import PatternEngine, StructuralEngine, literals
 from .ports import IndexReader
 
 MAX_QUERY_CHARS = 1000
@@ -92,6 +95,8 @@ class SearchSegment:
         self._uri_for = uri_for
         self._linter_config = linter_config or query_linter.DEFAULT_LINTER_CONFIG
         self._segment = segment_label
+        self._pattern = PatternEngine(reader)
+        self._structural = StructuralEngine(reader)
 
     def execute(self, request: SearchRequest) -> Response:
         started = time.perf_counter()
@@ -124,13 +129,42 @@ class SearchSegment:
             plan["lint"] = {"query_class": "disabled"}
         focus = infer_focus(query)
         plan["focus"] = focus.value
-        plan["route"] = "lexical"
+
+        category = classification.category.value
+        route = category if request.mode == "auto" else request.mode
+        if route == "semantic" and request.mode == "semantic":
+            return Response.failure(
+                "search",
+                ErrorCode.EMBEDDER_UNAVAILABLE,
+                "no embedder is configured for this segment, so --mode semantic cannot run",
+                next_actions=[f"ctx search --segment {self._segment} --mode auto --query '...'"],
+            )
+        structural_query = parse_structural(query)
+        needles = literals(query, code_words=route == "pattern")
+        weights = _route_weights(route, request.mode, structural_query.has_filter, bool(needles))
+        plan["route"] = route
+        plan["weights"] = weights
+        if route == "semantic":
+            plan["semantic"] = "no embedder configured: lexical search with query expansion instead"
+        if "structural" in weights:
+            plan["structural_query"] = attrs.asdict(structural_query)
+        if "pattern" in weights:
+            plan["literals"] = needles
 
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        hits = self._lexical(search_text, request.limit, focus)
-        timings["lexical"] = round((time.perf_counter() - t) * 1000, 3)
+        results: dict[str, list[Hit]] = {}
+        pool = max(request.limit * 3, 30)
+        for engine in weights:
+            t = time.perf_counter()
+            if engine == "lexical":
+                results[engine] = self._lexical(search_text, pool, focus)
+            elif engine == "pattern":
+                results[engine] = self._pattern.search(needles, pool)
+            elif engine == "structural":
+                results[engine] = self._structural.search(structural_query, pool)
+            timings[engine] = round((time.perf_counter() - t) * 1000, 3)
         plan["engines"] = timings
+        hits = _fuse(results, weights, focus, request.limit)
 
         stats = self._reader.stats()
         fresh = Freshness(
@@ -198,3 +232,48 @@ class SearchSegment:
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
             score *= 0.85
         return score * focus_multiplier(chunk.path, focus)
+
+
+def _route_weights(route: str, mode: str, structural: bool, literal: bool) -> dict[str, float]:
+    """Which engines answer, and how much each counts in the fusion (query-classifier.md, Integration 2)."""
+    if mode in ("lexical", "pattern", "structural"):
+        return {mode: 1.0}
+    if route == "pattern":
+        weights = {"pattern": 0.7, "lexical": 0.3}
+    elif route == "structural":
+        weights = {"structural": 0.7, "lexical": 0.3}
+    elif route == "hybrid":
+        weights = {"lexical": 0.7}
+        if literal:
+            weights["pattern"] = 0.3
+    else:  # semantic without an embedder: lexical with expansion
+        weights = {"lexical": 1.0}
+    if structural and "structural" not in weights:
+        weights["structural"] = 0.6
+    return weights
+
+
+def _fuse(
+    results: Mapping[str, list[Hit]], weights: Mapping[str, float], focus: Focus, limit: int
+) -> list[Hit]:
+    if len(results) == 1:
+        return next(iter(results.values()))[:limit]
+    rankings = {
+        name: [h.chunk.path + "\0" + h.chunk.symbol + "\0" + str(h.chunk.start_line) for h in hits]
+        for name, hits in results.items()
+    }
+    best: dict[str, Hit] = {}
+    for name in sorted(results, key=lambda n: -weights.get(n, 0.0)):  # the heaviest engine's hit is shown
+        for key, hit in zip(rankings[name], results[name], strict=True):
+            best.setdefault(key, hit)
+    fused = reciprocal_rank_fusion(rankings, weights)
+    out = []
+    for key, score in fused:
+        hit = best[key]
+        out.append(
+            attrs.evolve(
+                hit, score=score * 100 * focus_multiplier(hit.chunk.path, focus), match_type=hit.match_type
+            )
+        )
+    out.sort(key=lambda h: -h.score)
+    return out[:limit]

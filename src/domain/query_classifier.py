@@ -197,7 +197,7 @@ _IDENTIFIER = _c(
     r"|[A-Z]{2,}[a-z]+[A-Za-z0-9]*)(?![\w])"  # HTTPServer
 )
 _SUBSCRIPT = _c(r"[A-Za-z_][\w.]*\[")
-_DECORATOR_SYNTAX = _c(r"(?<![\w.])@<?[A-Za-z_][\w.<>]*")
+_DECORATOR_SYNTAX = _c(r"(?<![\w.])@<?[A-Za-z_][\w.<>]*(?:\([^()\n]{0,80}\))?")
 # Product and language names that look like identifiers but are prose.
 _NOT_IDENTIFIERS = frozenset(
     _fold(
@@ -218,9 +218,9 @@ _ACRONYMS = frozenset(
 
 _EXPLICIT_GREP = _c(
     _words(
-        "grep rg ripgrep egrep fgrep ack literal literally verbatim exact_match exact_string exact_text "
-        "exact_phrase string_literal the_string the_text the_literal regex regexp regular_expression "
-        "text_search full-text cadena la_cadena el_texto texto_exacto literalmente expresion_regular "
+        "grep rg ripgrep egrep fgrep ack literally verbatim exact_match exact_string exact_text "
+        "exact_phrase the_string the_text the_literal literal_(?:string|text|match|search) "
+        "text_search full-text la_cadena el_texto texto_exacto literalmente "
         "error_messages? log_messages? warning_messages? the_message the_phrase the_words? "
         "mensajes?_de_error el_mensaje la_frase"
     )
@@ -247,7 +247,7 @@ _USAGE_VERBS = frozenset(
     "define defined defines declare declared set sets read reads assign assigned raise raised raises "
     "throw thrown throws catch caught instantiate instantiated create created load loaded loads mention "
     "mentioned mentions appear appears occur occurs access accessed modify modified change changed pass "
-    "passed return returned returns initialize initialized initialised live lives located found "
+    "passed return returned returns initialize initialized initialised live lives located found named "
     "usa usan usado usada se llama llaman llamada define definido definida importa importado aparece "
     "aparecen lee leen asigna asignado lanza lanzado crea creado carga cargado".split()
 )
@@ -570,13 +570,22 @@ def _collect(text: str) -> _Evidence:
 
     prose = _fold(rest)
     words = _WORD.findall(prose)
-    content = [w for w in words if w not in _STOPWORDS and w not in _USAGE_VERBS and len(w) > 1]
+    content = [
+        w
+        for w in words
+        if len(w) > 1
+        and w not in _STOPWORDS
+        and w not in _USAGE_VERBS
+        and not _AST_KEYWORD.fullmatch(w)
+        and not _MODIFIER.fullmatch(w)
+    ]
     caps = [
         m
         for m in _CAPS_WORD.finditer(rest)
         if m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0))
     ]
-    shouting = sum(1 for w in _WORD.findall(text) if w.isupper() and len(w) > 1) * 2 > len(_WORD.findall(text))
+    all_words = _WORD.findall(text)
+    shouting = len(all_words) >= 3 and sum(1 for w in all_words if w.isupper() and len(w) > 1) * 2 > len(all_words)
     if constants or (caps and len(content) <= 3 and not shouting):
         hit("constant_name", _Kind.P)
     if idents:
@@ -587,14 +596,14 @@ def _collect(text: str) -> _Evidence:
         if target and target.group(1) not in _STOPWORDS and not _AST_KEYWORD.fullmatch(target.group(1)):
             hit("literal_target", _Kind.P)
 
-    # Structure.
-    if _AST_KEYWORD.search(low):
+    # Structure: keywords are read in the prose (the `dataclass` of `@dataclass(...)` is code, not a request).
+    if _AST_KEYWORD.search(prose):
         hit("ast_keyword", _Kind.S_WEAK)
-    if _MODIFIER.search(low):
+    if _MODIFIER.search(prose):
         hit("modifier_keyword", _Kind.S_WEAK)
-    if _INHERITANCE.search(low):
+    if _INHERITANCE.search(prose):
         hit("inheritance_pattern", _Kind.S_REL)
-    if _OVERRIDE.search(low):
+    if _OVERRIDE.search(prose):
         hit("override_pattern", _Kind.S_REL)
     if _IMPLEMENTS.search(low):
         hit("implements_pattern", _Kind.S_REL)
@@ -651,7 +660,7 @@ def _collect(text: str) -> _Evidence:
         hits=tuple(hits),
         content_words=len(content),
         colon_question=colon_question,
-        plural_construct=bool(_AST_PLURAL_RE.search(low)),
+        plural_construct=bool(_AST_PLURAL_RE.search(prose)),
     )
 
 
@@ -676,6 +685,10 @@ def _decide(ev: _Evidence) -> _Decision | None:
     behaviour = how or concept or ev.has(_Kind.M_VERB)
     semantic = ev.has(*_SEMANTIC_KINDS)
 
+    if ev.hits and ev.content_words == 0 and all(
+        kind in _PATTERN_KINDS or kind is _Kind.SUPPORT or name == "decorator_syntax" for name, kind in ev.hits
+    ):
+        return _Decision(category=QueryCategory.PATTERN, reasoning="The query is code: a literal search finds it")
     if ev.has(_Kind.VAGUE):
         return _Decision(category=QueryCategory.HYBRID, reasoning="Vague qualifier: related code of any kind")
     if ev.colon_question and (pattern or relation):
@@ -692,6 +705,8 @@ def _decide(ev: _Evidence) -> _Decision | None:
         return _Decision(category=QueryCategory.SEMANTIC, reasoning="Asks for semantically similar code")
     if ev.has(_Kind.BROAD) and semantic and not explicit:
         return _Decision(category=QueryCategory.HYBRID, reasoning="Wide scope over a concept")
+    if "explicit_grep" in ev.names(_Kind.P_EXPLICIT) and not how:
+        return _Decision(category=QueryCategory.PATTERN, reasoning="Asks for literal text outright")
     if relation:
         if how:
             return _Decision(
@@ -805,10 +820,12 @@ def _classify_conjunction(text: str) -> Classification | None:
         return None
     evidences = [_collect(p) for p in parts[:6]]
     decisions = [_decide(ev) for ev in evidences]
-    # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
-    for k in range(1, len(evidences)):
-        ev = evidences[k]
-        if ev.content_words == 0 and all(kind in _PATTERN_KINDS or kind is _Kind.SUPPORT for _, kind in ev.hits):
+    for k, ev in enumerate(evidences):
+        if decisions[k] is None and ev.content_words >= 3:
+            # Prose with no indicator still describes behaviour ("the task counter that it waits on").
+            decisions[k] = _Decision(category=QueryCategory.SEMANTIC, reasoning="Describes behaviour")
+        elif k and ev.content_words == 0 and all(kind in _PATTERN_KINDS or kind is _Kind.SUPPORT for _, kind in ev.hits):
+            # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
             decisions[k] = None
     kinds = {d.category for d in decisions if d is not None}
     opener = any(_OPENER.match(_fold(p)) for p in parts[1:6])

@@ -39,7 +39,7 @@ from ..application.ports import (
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.terms import expand_identifiers
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
 
 _SCHEMA = f"""
@@ -426,6 +426,35 @@ class SqliteIndex(IndexWriter, IndexReader):
         )
         for r in rows:
             yield r[0], _symbol(r[1:])
+
+    def structural_candidates(
+        self, *, base: str = "", decorator: str = "", is_async: bool = False, limit: int = 2000
+    ) -> list[tuple[str, Symbol]]:
+        where, params = [], []
+        if base:
+            where.append("s.bases LIKE ?")
+            params.append(f"%{base}%")
+        if decorator:
+            where.append("s.decorators LIKE ?")
+            params.append(f"%{decorator.lstrip('*')}%")
+        if is_async:
+            where.append("s.is_async = 1")
+        if not where:
+            return []
+        rows = self._conn.execute(
+            f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id "
+            f"WHERE {' AND '.join(where)} ORDER BY f.path, s.start_line LIMIT ?",
+            (*params, limit),
+        )
+        return [(r[0], _symbol(r[1:])) for r in rows]
+
+    def containing_chunk(self, path: str, line: int) -> Chunk | None:
+        row = self._conn.execute(
+            f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.path=? AND c.start_line<=? AND c.end_line>=? "
+            "AND c.kind != 'module' ORDER BY c.end_line - c.start_line LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        return _chunk(row) if row else None
 
     def vocabulary(self, limit: int) -> list[str]:
         rows = self._conn.execute(

@@ -263,9 +263,7 @@ def test_type_selector_is_the_class_skeleton(engine: Engine) -> None:
     assert (data["name"], data["kind"], data["doc"]) == ("User", "class", "A person with an account.")
     assert data["range"] == {"start_line": 5, "end_line": 21}
     assert [child["name"] for child in data["symbols"]] == ["__init__", "get_email"]
-    assert [(r.kind, r.uri) for r in response.refs] == [
-        ("definition", "sym://python/mod/user_model")
-    ]
+    assert [(r.kind, r.uri) for r in response.refs] == [("definition", "sym://python/mod/user_model")]
     assert response.next_actions[0] == "ast snippet sym://python/type/user_model/User#__init__"
 
 
@@ -357,11 +355,16 @@ def test_every_candidate_resolves_to_its_own_file() -> None:
         for candidate in data["candidates"]:
             assert engine.resolve(candidate["sym"]).path == candidate["file_rel"]
     pkg = _error(engine.symbols("sym://python/mod/pkg"), ErrorCode.AMBIGUOUS_SYMBOL)
-    assert [c["sym"] for c in pkg["candidates"]] == ["sym://python/mod/a/pkg", "sym://python/mod/b/pkg/__init__"]
+    assert [c["sym"] for c in pkg["candidates"]] == [
+        "sym://python/mod/a/pkg",
+        "sym://python/mod/b/pkg/__init__",
+    ]
 
 
 def test_longer_path_and_full_path_pick_one_file() -> None:
-    engine = Engine({"utils.py": UTILS, "pkg/utils.py": UTILS, "a/pkg/utils.py": UTILS, "b/pkg/utils.py": UTILS})
+    engine = Engine(
+        {"utils.py": UTILS, "pkg/utils.py": UTILS, "a/pkg/utils.py": UTILS, "b/pkg/utils.py": UTILS}
+    )
     assert engine.resolve("sym://python/mod/utils").path == "utils.py"  # the full path wins
     assert engine.resolve("sym://python/mod/pkg/utils").path == "pkg/utils.py"
     assert engine.resolve("sym://python/mod/a/pkg/utils").path == "a/pkg/utils.py"
@@ -503,7 +506,7 @@ def test_path_outside_the_segment() -> None:
 
 # --- duplicate qualified names in one file -------------------------------------------------------------------
 
-DUPLICATES = '''\
+DUPLICATES = """\
 import sys
 from typing import overload
 
@@ -538,7 +541,7 @@ def helper():
 
 def helper():
     return 2
-'''
+"""
 
 
 def test_conditional_definitions_are_ambiguous_with_their_ranges() -> None:
@@ -605,7 +608,10 @@ def test_skeleton_shows_every_definition_of_a_duplicated_name() -> None:
 def test_syntax_error_file_is_symbol_not_found_with_the_reason(indexed: bool) -> None:
     files = {"broken.py": "def ok():\n    pass\n\ndef broken(:\n    pass\n"}
     engine = Engine(files, indexed=None if indexed else [])
-    for response in (engine.symbols("sym://python/mod/broken"), engine.snippet("sym://python/type/broken/ok")):
+    for response in (
+        engine.symbols("sym://python/mod/broken"),
+        engine.snippet("sym://python/type/broken/ok"),
+    ):
         data = _error(response, ErrorCode.SYMBOL_NOT_FOUND)
         assert data["reason"] == "parse_error" and data["file_rel"] == "broken.py"
         assert data["parse_error"].startswith("syntax error at line 4")

@@ -1,0 +1,103 @@
+"""Read a structural question into filters over the symbol table.
+
+    "subclasses of argparse.Action"                -> base "Action", scope ("argparse",)
+    "classes in multiprocessing that extend popen_fork.Popen" -> base "Popen", scope ("popen_fork", "multiprocessing")
+    "@classmethod alternative constructors of tarfile.TarFile" -> decorator "classmethod", parent "TarFile"
+    "properties that define a @<name>.setter"      -> decorator "*.setter"
+    "all async functions"                          -> is_async, kinds (function,)
+
+Pure: the application runs the filters against the index.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+_DOTTED = r"([A-Za-z_][\w]*(?:\.[A-Za-z_<>][\w<>]*)*)"
+_INHERIT = re.compile(
+    r"\b(?:sub-?class(?:es)?|subclassing|deriv\w*|inherit\w*|extend\w*|hered\w*|extiend\w*|derivan?)"
+    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the))*\s+" + _DOTTED,
+    re.IGNORECASE,
+)
+_SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", re.IGNORECASE)
+_DECORATOR = re.compile(r"@" + _DOTTED)
+_PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
+_DECORATED = re.compile(r"\bdecorated\s+(?:with|by)\s+@?" + _DOTTED, re.IGNORECASE)
+_ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IGNORECASE)
+_OF_SCOPE = re.compile(r"\b(?:of|in|from|en|de)\s+" + _DOTTED, re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.]*)'s\b")
+_KINDS = (
+    (re.compile(r"\b(?:class|classes|clases?)\b", re.IGNORECASE), "class"),
+    (re.compile(r"\b(?:methods?|métodos?|metodos?)\b", re.IGNORECASE), "method"),
+    (re.compile(r"\b(?:functions?|funciones|función|funcion)\b", re.IGNORECASE), "function"),
+)
+_PROPERTY = re.compile(r"\bpropert(?:y|ies)\b", re.IGNORECASE)
+_SCOPE_STOP = frozenset({"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las"})
+
+
+@attrs.frozen(kw_only=True)
+class StructuralQuery:
+    base: str = ""  # a direct base class name (last dotted component)
+    base_qualifier: str = ""  # what came before it (`argparse` in `argparse.Action`)
+    decorator: str = ""  # decorator name; "*.setter" style when a placeholder was used
+    is_async: bool = False
+    kinds: tuple[str, ...] = ()
+    scope: tuple[str, ...] = ()  # module or class names the answer should live in
+
+    @property
+    def has_filter(self) -> bool:
+        return bool(self.base or self.decorator or self.is_async)
+
+
+def parse_structural(query: str) -> StructuralQuery:
+    text = query[:500]
+    base = qualifier = decorator = ""
+    m = _INHERIT.search(text) or _SUBCLASS_SUFFIX.search(text)
+    if m:
+        dotted = m.group(1).rstrip(".")
+        qualifier, _, base = dotted.rpartition(".")
+    placeholder = _PLACEHOLDER_DECORATOR.search(text)
+    d = _DECORATOR.search(text) or _DECORATED.search(text)
+    if placeholder:
+        decorator = "*." + placeholder.group(1)
+    elif d:
+        decorator = d.group(1).rstrip(".")
+        if "<" in decorator:  # "@<name>.setter": any name
+            decorator = "*." + decorator.rsplit(".", 1)[-1]
+    elif _PROPERTY.search(text):
+        decorator = "property"
+    kinds = tuple(kind for pattern, kind in _KINDS if pattern.search(text))
+    scope: list[str] = []
+    for s in _OF_SCOPE.finditer(text):
+        word = s.group(1)
+        if word.lower() not in _SCOPE_STOP and word != (f"{qualifier}.{base}" if qualifier else base):
+            scope.extend(p for p in word.split(".") if p)
+    scope.extend(p.group(1) for p in _POSSESSIVE.finditer(text))
+    if qualifier:
+        scope.extend(qualifier.split("."))
+    return StructuralQuery(
+        base=base,
+        base_qualifier=qualifier,
+        decorator=decorator,
+        is_async=bool(_ASYNC.search(text)),
+        kinds=kinds,
+        scope=tuple(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP)),
+    )
+
+
+def decorator_matches(wanted: str, decorators: tuple[str, ...]) -> bool:
+    for dec in decorators:
+        name = dec.split("(", 1)[0]
+        if wanted.startswith("*."):
+            if name.endswith(wanted[1:]):
+                return True
+        elif name == wanted or name.rsplit(".", 1)[-1] == wanted.rsplit(".", 1)[-1]:
+            return True
+    return False
+
+
+def base_matches(wanted: str, bases: tuple[str, ...]) -> bool:
+    """Direct base by its last dotted component: `Action`, `argparse.Action`, `_base.Action` all match."""
+    return any(b.split("[", 1)[0].rsplit(".", 1)[-1] == wanted for b in bases)
