@@ -631,6 +631,11 @@ def notes(r: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------------------------- main
 def trifecta_command() -> list[str]:
+    """The console script installed beside this interpreter (not a version-manager shim found on PATH,
+    which can add 100 ms to each call), else the one on PATH, else `python -m`."""
+    beside = Path(sys.executable).parent / "trifecta"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
     exe = shutil.which("trifecta")
     return [exe] if exe else [sys.executable, "-m", "trifecta.interfaces.cli.main"]
 
@@ -662,6 +667,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "workers_label": f"{workers} worker{'s' if workers != 1 else ''}",
         "search_runs": args.search_runs,
+        "loadavg_start": os.getloadavg(),
     }
     options: dict[str, Any] = {"db_path": str(db)}
     if args.workers:
@@ -707,6 +713,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             engine.close()
 
         cmd = trifecta_command()
+        results["cli_command"] = cmd
         attempt(results, "cli_index", lambda: bench_cli_index(cmd, tree, db, args.refresh_runs))
         attempt(results, "cli_search", lambda: bench_cli_search(cmd, tree, db, args.cli_runs))
     finally:
@@ -715,10 +722,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             shutil.rmtree(workdir, ignore_errors=True)
 
+    results["loadavg_end"] = os.getloadavg()
     label = "quick subset of " if args.quick else ""
+    load = "/".join(f"{x:.1f}" for x in results["loadavg_start"][:1] + results["loadavg_end"][:1])
     print(
         f"Trifecta index benchmark: {label}`{src}` (copy), Python {results['python']}, "
-        f"{results['cpus']} CPUs, {results['platform']}\n"
+        f"{results['cpus']} CPUs, load average at start/end {load}, {results['platform']}\n"
     )
     print(table(results))
     print(notes(results))

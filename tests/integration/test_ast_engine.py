@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from trifecta.application.index_segment import IndexRequest, IndexSegment
 from trifecta.application.zoom_ast import (
     Resolved,

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 import trifecta
 from trifecta.domain.contract import Response
 

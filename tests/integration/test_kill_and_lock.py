@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 import trifecta
 from trifecta.infrastructure.sqlite_store import IndexLocked, SqliteIndex
 

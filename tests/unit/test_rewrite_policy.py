@@ -4,6 +4,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from trifecta.domain.rewrite_policy import (
     FOCUS_MULTIPLIER,
     Focus,

@@ -6,6 +6,7 @@ from typing import cast
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from trifecta.domain.contract import ErrorCode
 from trifecta.domain.selector import (
     MAX_ERROR_TEXT,

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from trifecta.application.ports import OutsideSegment, Scan, SourceFile, StoredFile
 from trifecta.application.zoom_ast import (
     Resolved,
