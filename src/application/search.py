@@ -16,6 +16,7 @@ import attrs
 from ..domain import query_classifier, query_linter
 from ..domain.code import Chunk, ChunkKind, Hit
 from ..domain.contract import ErrorCode, Response
+from ..domain.lexicon import Lexicon
 from ..domain.ranking import reciprocal_rank_fusion
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
 from ..domain.structural_query import parse_structural
@@ -88,6 +89,7 @@ class SearchSegment:
         refresh: Callable[[], int] | None = None,
         uri_for: Callable[[str, str, str], str | None] = lambda path, symbol, language: None,
         linter_config: query_linter.LinterConfig | None = None,
+        lexicon: Lexicon | None = None,
         segment_label: str = ".",
     ) -> None:
         self._reader = reader
@@ -95,6 +97,7 @@ class SearchSegment:
         self._uri_for = uri_for
         self._linter_config = linter_config or query_linter.DEFAULT_LINTER_CONFIG
         self._segment = segment_label
+        self._lexicon = lexicon
         self._pattern = PatternEngine(reader)
         self._structural = StructuralEngine(reader)
 
@@ -170,17 +173,23 @@ class SearchSegment:
         fresh = Freshness(
             files=stats.files, symbols=stats.symbols, built_at=stats.built_at, refreshed=refreshed
         )
+        hit_rows: list[dict[str, Any]] = [
+            hit_to_data(h, self._uri_for(h.chunk.path, h.chunk.symbol, h.chunk.language)) for h in hits
+        ]
         data = {
             "query": query,
-            "hits": [
-                hit_to_data(h, self._uri_for(h.chunk.path, h.chunk.symbol, h.chunk.language)) for h in hits
-            ],
+            "hits": hit_rows,
             "total": len(hits),
             "plan": plan,
             "index": fresh.to_data(),
             "took_ms": round((time.perf_counter() - started) * 1000, 3),
         }
-        next_actions = [f"ctx get --segment {self._segment} --id {h.chunk.id}" for h in hits[:3]]
+        next_actions = []
+        for hit in hit_rows[:3]:
+            if hit.get("uri") and hit["symbol"]:
+                next_actions.append(f"ast snippet {hit['uri']} --segment {self._segment}")
+            else:
+                next_actions.append(f"ctx get --segment {self._segment} --id {hit['id']}")
         if not hits:
             next_actions = [
                 "rephrase with identifiers or words that appear in the code",
@@ -213,14 +222,13 @@ class SearchSegment:
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return hits[:limit]
 
-    @staticmethod
-    def _alternatives(term: str) -> list[str]:
+    def _alternatives(self, term: str) -> list[str]:
         alts = [term.lower()]
         parts = split_identifier(term)
-        if len(parts) > 1:
-            alts.append(
-                " ".join(parts).lower()
-            )  # a phrase of the parts: parse_http_header ~ "parse http header"
+        if len(parts) > 1:  # a phrase of the parts: parse_http_header ~ "parse http header"
+            alts.append(" ".join(parts).lower())
+        elif self._lexicon is not None:  # translations (Spanish) and code synonyms, offline
+            alts.extend(self._lexicon.expand(term)[:5])
         return alts
 
     @staticmethod

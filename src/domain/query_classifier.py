@@ -156,19 +156,65 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def _words(alternatives: str) -> str:
-    """A whole-word alternation from a whitespace-separated list (phrases use `_` for a space)."""
-    return r"\b(?:" + "|".join(w.replace("_", r"\s+") for w in alternatives.split()) + r")\b"
-
-
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
+
+
+# --- vocabularies ---------------------------------------------------------------------------------------
+# Word lists are matched as sets against the 1- to 4-word n-grams of the query's prose, which is far cheaper
+# than regex alternations. A list entry may use `(?:a|b)`, `[ab]` and `x?` for its forms, and `_` for a space.
+
+_TOKEN = _c(r"[^\W_]+(?:['’-][^\W_]+)*")
+_MAX_GRAM = 4
+
+
+def _forms(spec: str) -> list[str]:
+    """All spellings of one list entry: `handl(?:e|es)` -> handle, handles; `clases?` -> clase, clases."""
+    results = [""]
+    i = 0
+    while i < len(spec):
+        if spec.startswith("(?:", i):
+            end = spec.index(")", i)
+            options = spec[i + 3 : end].split("|")
+            i = end + 1
+        elif spec[i] == "[":
+            end = spec.index("]", i)
+            options = list(spec[i + 1 : end])
+            i = end + 1
+        else:
+            options = [spec[i]]
+            i += 1
+        if i < len(spec) and spec[i] == "?":
+            options = [*options, ""]
+            i += 1
+        results = [r + o for r in results for o in options]
+    return results
+
+
+def _phrase(text: str) -> str:
+    return " ".join(_TOKEN.findall(_fold(text.replace("_", " "))))
+
+
+def _lexicon(specs: str) -> frozenset[str]:
+    return frozenset(p for spec in specs.split() for form in _forms(spec) if (p := _phrase(form)))
+
+
+def _grams(tokens: list[str]) -> set[str]:
+    """1- to 4-word n-grams; a hyphenated word also counts as its parts ("security-related")."""
+    grams = set(tokens)
+    for n in range(2, _MAX_GRAM + 1):
+        grams.update(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    for token in tokens:
+        if "-" in token:
+            grams.update(token.split("-"))
+    return grams
 
 
 # --- pattern evidence (on the original text: case matters) ---------------------------------------------
 
 # Quoted text with a letter or digit inside; an apostrophe inside a word ("don't") does not open a quote.
 _QUOTED = _c(r"(?<!\w)([\"'`“‘])(?=[^\"'`”’\n]*\w)([^\"'`”’\n]{1,200}?)[\"'`”’](?!\w)")
+_QUOTE_CHARS = frozenset("\"'`“‘")
 _FUNCTION_CALL = _c(r"(?<![\w@.$])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:(?!e?s\))[^()\n]{0,80}\)|(?=\s|$))")
 _DOTTED = _c(r"(?<![\w@./\\-])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?![\w/])")
 _FILE_EXT = (
@@ -181,11 +227,13 @@ _FILE_PATH = _c(
     r"|(?<![\w./])[\w*-]*[\w*]\.(?:" + "|".join(_FILE_EXT.split()) + r")(?:\.\w+)?\b"
     r"|(?<!\w)\*\.[\w.]+"  # a glob: *.test.js
 )
+_URL = _c(r"\b[a-z][a-z0-9+.-]{1,10}://\S+")
 _REGEX = _c(
     r"(?:^|\s)/[^/\s][^/\n]*/(?=\s|$)"  # /pattern/
     r"|\\[bBdDsSwW]|\.\*|\.\+|\[\^?[^\]\s]{1,20}-[^\]\s]{1,20}\]|\(\?[:=!<]"  # regex syntax
     r"|(?:^|\s)\^[\w\\(\[]"  # an anchor at the start of a term
 )
+_REGEX_CHARS = frozenset("\\/*+[(^")
 _CONSTANT = _c(r"(?<![\w.])(?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|_+[A-Z][A-Z0-9]{2,})\b")
 _CAPS_WORD = _c(r"(?<![\w.])[A-Z][A-Z0-9]{3,}\b")
 _MARKER = _c(r"\b(?:TODO|FIXME|XXX|HACK|NOQA)\b|\b(?i:todos?|fixmes?|todo/fixme)\b(?=\s+(?:comments?|notes?|markers?))")
@@ -198,6 +246,10 @@ _IDENTIFIER = _c(
 )
 _SUBSCRIPT = _c(r"[A-Za-z_][\w.]*\[")
 _DECORATOR_SYNTAX = _c(r"(?<![\w.])@<?[A-Za-z_][\w.<>]*(?:\([^()\n]{0,80}\))?")
+_IMPORT = _c(
+    r"\bimport\s+(?!statements?\b|of\b|the\b|paths?\b|errors?\b|cycles?\b|graph\b|order\b)[\w.]+"
+    r"|\bfrom\s+[\w.]+\s+import\b|\brequire\(|#include\b"
+)
 # Product and language names that look like identifiers but are prose.
 _NOT_IDENTIFIERS = frozenset(
     _fold(
@@ -207,6 +259,7 @@ _NOT_IDENTIFIERS = frozenset(
         "NumPy SciPy OpenSSL LibreSSL OpenAPI OpenID WordPress HashiCorp"
     ).split()
 )
+# Upper-case words that are prose in a question, not constants.
 _ACRONYMS = frozenset(
     (
         "HTTP HTTPS JSON YAML TOML HTML REST GRPC UUID UTF8 ASCII AJAX CORS CSRF SAML LDAP SMTP IMAP POSIX "
@@ -215,32 +268,22 @@ _ACRONYMS = frozenset(
         "ANSI NOTE"
     ).split()
 )
-
-_EXPLICIT_GREP = _c(
-    _words(
-        "grep rg ripgrep egrep fgrep ack literally verbatim exact_match exact_string exact_text "
-        "exact_phrase the_string the_text the_literal literal_(?:string|text|match|search) "
-        "text_search full-text la_cadena el_texto texto_exacto literalmente "
-        "error_messages? log_messages? warning_messages? the_message the_phrase the_words? "
-        "mensajes?_de_error el_mensaje la_frase"
-    )
+_EXPLICIT_GREP = _lexicon(
+    "grep rg ripgrep egrep fgrep ack literally verbatim exact_match exact_string exact_text "
+    "exact_phrase the_string the_text the_literal literal_(?:string|text|match|search) "
+    "text_search full-text la_cadena el_texto texto_exacto literalmente "
+    "error_messages? log_messages? warning_messages? the_message the_phrase the_words? "
+    "mensajes?_de_error el_mensaje la_frase"
 )
-_IMPORT = _c(
-    r"\bimport\s+(?!statements?\b|of\b|the\b|paths?\b|errors?\b|cycles?\b|graph\b|order\b)[\w.]+"
-    r"|\bfrom\s+[\w.]+\s+import\b|\brequire\(|#include\b"
-)
-_USAGE = _c(
-    _words(
-        "usages? occurrences? references?_to calls?_to call_sites? callers_of callers instances_of "
-        "mentions?_of invocations?_of uses_of usos_de apariciones llamadas_a referencias_a"
-    )
+_USAGE = _lexicon(
+    "usages? occurrences? references?_to calls?_to call_sites? callers_of callers instances_of "
+    "mentions?_of invocations?_of uses_of usos_de apariciones llamadas_a referencias_a"
 )
 # "usages of getattr": the word after a usage phrase is a literal name, even without code syntax.
 _USAGE_TARGET = _c(
     r"\b(?:usages?|occurrences?|references?|calls?|callers|invocations?|mentions?|uses|usos|apariciones"
     r"|llamadas|referencias)\s+(?:of|to|a|de)\s+(?:the\s+|la\s+|el\s+|los\s+|las\s+)?([^\s?!,;:]+)"
 )
-_URL = _c(r"\b[a-z][a-z0-9+.-]{1,10}://\S+")
 # "where is X used": verbs that ask where a named thing occurs, not how something behaves.
 _USAGE_VERBS = frozenset(
     "use used uses using call called calls calling reference referenced references import imported imports "
@@ -252,45 +295,37 @@ _USAGE_VERBS = frozenset(
     "aparecen lee leen asigna asignado lanza lanzado crea creado carga cargado".split()
 )
 
-# --- structural evidence (on folded text) --------------------------------------------------------------
+# --- structural evidence --------------------------------------------------------------------------------
 
-_AST_SINGULAR = (
-    "class function func def method interface struct enum trait constructor destructor dataclass lambda "
-    "closure generator coroutine decorator property getter setter protocol subroutine procedure "
-    "clase funcion metodo interfaz estructura enumeracion constructor decorador propiedad generador corrutina"
-)
-_AST_PLURAL = (
+_AST_PLURAL = _lexicon(
     "classes functions funcs defs methods interfaces structs enums traits constructors destructors "
     "dataclasses lambdas closures generators coroutines decorators properties getters setters protocols "
     "subroutines procedures abstract_classes type_aliases "
     "clases funciones metodos interfaces estructuras enumeraciones constructores decoradores propiedades "
     "generadores corrutinas"
 )
-_AST_KEYWORD = _c(_words(_AST_SINGULAR + " " + _AST_PLURAL))
-_AST_PLURAL_RE = _c(_words(_AST_PLURAL))
-_MODIFIER = _c(
-    _words(
-        "async asynchronous await awaitable static abstract private public protected virtual final sealed "
-        "generic nested inner top-level top_level overloaded exported inline readonly synchronous "
-        "classmethods? staticmethods? abstractmethods? "
-        "asincron[oa]s? asincronic[oa]s? estatic[oa]s? abstract[oa]s? privad[oa]s? public[oa]s? anidad[oa]s?"
-    )
+_AST_KEYWORD = _AST_PLURAL | _lexicon(
+    "class function func def method interface struct enum trait constructor destructor dataclass lambda "
+    "closure generator coroutine decorator property getter setter protocol subroutine procedure "
+    "clase funcion metodo interfaz estructura enumeracion constructor decorador propiedad generador corrutina"
 )
-_INHERITANCE = _c(
-    _words(
-        "inherit inherits inheriting inherited inheritance extend extends extending extended subclass "
-        "subclasses subclassing subclassed superclass superclasses derived_from derives_from deriving_from "
-        "derive_from base_class base_classes parent_class parent_classes child_class child_classes "
-        "class_hierarchy class_hierarchies mro "
-        "hereda heredan heredar heredando herencia extiende extienden subclase subclases superclase "
-        "derivan_de deriva_de derivadas_de clase_base clases_base clase_padre clases_hijas"
-    )
+_MODIFIER = _lexicon(
+    "async asynchronous await awaitable static abstract private public protected virtual final sealed "
+    "generic nested inner top-level top_level overloaded exported inline readonly synchronous "
+    "classmethods? staticmethods? abstractmethods? "
+    "asincron[oa]s? asincronic[oa]s? estatic[oa]s? abstract[oa]s? privad[oa]s? public[oa]s? anidad[oa]s?"
 )
-_OVERRIDE = _c(
-    _words(
-        "override overrides overriding overridden overrode overload overloads overloading "
-        "sobrescribe sobrescriben sobreescribe sobreescriben sobrecarga sobrecargan redefinen redefine"
-    )
+_INHERITANCE = _lexicon(
+    "inherit inherits inheriting inherited inheritance extend extends extending extended subclass "
+    "subclasses subclassing subclassed superclass superclasses derived_from derives_from deriving_from "
+    "derive_from base_class base_classes parent_class parent_classes child_class child_classes "
+    "class_hierarchy class_hierarchies inheritance_tree mro metaclass metaclasses "
+    "hereda heredan heredar heredando herencia extiende extienden subclase subclases superclase "
+    "derivan_de deriva_de derivadas_de clase_base clases_base clase_padre clases_hijas"
+)
+_OVERRIDE = _lexicon(
+    "override overrides overriding overridden overrode overload overloads overloading "
+    "sobrescribe sobrescriben sobreescribe sobreescriben sobrecarga sobrecargan redefinen redefine"
 )
 _IMPLEMENTS = _c(
     r"\b(?:class(?:es)?|interfaces?|types?|structs?|that|which|who|clases?|que)\s+implement(?:s|ing|an|a)?\b"
@@ -301,12 +336,11 @@ _DECORATOR_PHRASE = _c(
     r"\b(?:decorated|decorad[oa]s?|wrapped|marked|annotated|anotad[oa]s?|marcad[oa]s?)\s+(?:with|by|using|con|por)\b"
     r"|\bwith\s+(?:the\s+|a\s+)?decorators?\b|\bcon\s+(?:el\s+)?decorador\b"
 )
-_DECLARATION = _c(
-    _words(
-        "definitions? declarations? signatures? "
-        "definicion definiciones declaracion declaraciones firmas? firma_de"
-    )
-    + r"|\b(?:classes|functions|methods|properties|constants|variables|constructors|enums|interfaces"
+_DECLARATION = _lexicon(
+    "definitions? declarations? signatures? definicion definiciones declaracion declaraciones firmas?"
+)
+_DEFINED_IN = _c(
+    r"\b(?:classes|functions|methods|properties|constants|variables|constructors|enums|interfaces"
     r"|clases|funciones|metodos|propiedades|constantes)\s+(?:\w+\s+)?(?:defined|declared|definid[oa]s|declarad[oa]s)\b"
 )
 _PARAMETER = _c(
@@ -320,16 +354,14 @@ _RETURN = _c(
     r"(?:return|returns|returning|yield|yields|devuelven|retornan)\b"
     r"|\b(?:return\s+types?|return\s+annotations?|tipo\s+de\s+retorno)\b"
 )
-_CONSTRUCT = _c(
-    _words(
-        "try/except try/catch try-except try_blocks? try_statements? except_blocks? except_clauses? "
-        "catch_blocks? if_statements? for_loops? while_loops? switch_statements? match_statements? "
-        "list_comprehensions? dict_comprehensions? comprehensions context_managers? with_statements? "
-        "return_statements? yield_statements? yield import_statements? assert_statements? raise_statements? "
-        "global_variables? class_variables? instance_variables? class_attributes? instance_attributes? "
-        "type_hints? type_annotations? docstrings? lambda_expressions? nested_functions? nested_classes? "
-        "inner_functions? inner_classes? call_graph ast_nodes? bloques_try sentencias_if bucles_for"
-    )
+_CONSTRUCT = _lexicon(
+    "try/except try/catch try-except try_blocks? try_statements? except_blocks? except_clauses? "
+    "catch_blocks? if_statements? for_loops? while_loops? switch_statements? match_statements? "
+    "list_comprehensions? dict_comprehensions? comprehensions context_managers? with_statements? "
+    "return_statements? yield_statements? yield import_statements? assert_statements? raise_statements? "
+    "global_variables? class_variables? instance_variables? class_attributes? instance_attributes? "
+    "type_hints? type_annotations? docstrings? lambda_expressions? nested_functions? nested_classes? "
+    "inner_functions? inner_classes? call_graph ast_nodes? bloques_try sentencias_if bucles_for"
 )
 # "functions that raise ValueError": the exception is named, capitalised (so searched on the original text).
 _RAISES = _c(
@@ -337,12 +369,15 @@ _RAISES = _c(
     r"[A-Z]\w+"
 )
 # "methods of X": the members of a named thing (plural: a singular "method on Unix" is prose).
+_MEMBER_NOUNS = _lexicon(
+    "methods attributes fields properties members constructors metodos atributos campos propiedades constructores"
+)
 _MEMBER = _c(
     r"\b(?:methods|attributes|fields|properties|members|constructors|metodos|atributos|campos|propiedades"
     r"|constructores)\s+(?:of|in|on|from|de|del)\s+(?:the\s+|la\s+|el\s+)?(?:class\s+|clase\s+)?[a-z_][\w.]*"
 )
 
-# --- semantic evidence (on folded text) ----------------------------------------------------------------
+# --- semantic evidence ----------------------------------------------------------------------------------
 
 _HOW = _c(
     r"\bhow\b(?!\s+(?:many|much)\b)|\bwhy\b|\bwhat\s+happens\b|\bwhat\s+does\s+(?:\S+\s+){0,3}?do\b"
@@ -350,15 +385,18 @@ _HOW = _c(
     r"|(?:^|[¿:;,]\s*)como\b|\bpor\s+que\b|\bque\s+pasa\b"
     r"|\bque\s+ocurre\b|\bexplica\w*|\bpara\s+que\s+sirve\b"
 )
-_QUESTION = _c(
-    r"\bwhere\b|\bwhich\s+(?:\w+\s+){0,2}?(?:code|module|modules|file|files|part|parts|component|components"
-    r"|function|functions|class|classes|method|methods|service|services|layer|handler|handlers|piece|place)\b"
-    r"|(?:^|[¿:;]\s*)(?:what|which|who|when)\b|\bwhat\s+(?:code|part|module|component|file|function|class)\b"
-    r"|\bin\s+which\b"
-    r"|\bdonde\b|\ben\s+que\s+(?:parte|archivo|fichero|modulo|lugar|clase|funcion)\b"
-    r"|(?:^|[¿:;]\s*)(?:que|cual|cuales|quien|cuando)\b"
+_QUESTION_OPENERS = frozenset("what which who when what's who's que cual cuales quien cuando".split())
+_WHICH_NOUNS = _lexicon(
+    "code module modules file files part parts component components function functions class classes "
+    "method methods service services layer handler handlers piece place"
 )
-_VERB_STEMS = (
+_QUESTION_PHRASES = _lexicon(
+    "where where's donde in_which "
+    "what_(?:code|part|module|component|file|function|class) "
+    "en_que_(?:parte|archivo|fichero|modulo|lugar|clase|funcion)"
+)
+_SEGMENT_BREAK = _c(r"[¿:;]")
+_VERBS = _lexicon(
     "handl(?:e|es|ed|ing) manag(?:e|es|ed|ing) process(?:es|ed|ing) validat(?:e|es|ed|ing) "
     "transform(?:s|ed|ing)? pars(?:e|es|ed|ing) comput(?:e|es|ed|ing) calculat(?:e|es|ed|ing) "
     "check(?:s|ed|ing)? verif(?:y|ies|ied|ying) stor(?:e|es|ed|ing) sav(?:e|es|ed|ing) persist(?:s|ed|ing)? "
@@ -377,7 +415,7 @@ _VERB_STEMS = (
     "pickl(?:e|es|ed|ing) unpickl(?:e|es|ed|ing) reap(?:s|ed|ing)? wait(?:s|ed|ing)?_for clos(?:e|es|ed|ing) "
     "cleanup recover(?:s|ed|ing)? compress(?:es|ed|ing)? decompress(?:es|ed|ing)? guess(?:es|ed|ing)? "
     "split(?:s|ting)? join(?:s|ed|ing)? register(?:s|ed|ing)? prevent(?:s|ed|ing)? ensur(?:e|es|ed|ing) "
-    "track(?:s|ed|ing)? propagat(?:e|es|ed|ing) report(?:s|ed|ing)? convert apply applies applied applying "
+    "track(?:s|ed|ing)? propagat(?:e|es|ed|ing) report(?:s|ed|ing)? appl(?:y|ies|ied|ying) "
     "maneja manejan gestiona gestionan valida validan procesa procesan calcula calculan guarda guardan "
     "envia envian genera generan convierte convierten detecta detectan resuelve resuelven construye "
     "construyen libera liberan evita evitan expande expanden espera esperan mata decide deciden "
@@ -385,72 +423,68 @@ _VERB_STEMS = (
     "limpia limpian recupera recuperan reintenta reintentan serializa cifra descifra registra registran "
     "se_encarga encarga"
 )
-_INTENT_VERB = _c(_words(_VERB_STEMS))
-_HANDLES = _c(
-    r"\b(?:code|logic|part|parts|place|places|piece|pieces|component|components|module|modules|function"
-    r"|functions|method|methods|class|classes|service|services|layer|thread|threads|handler|handlers|thing"
-    r"|things|something|anything|routine|routines|codigo|logica|parte|partes|componente|modulo|funcion"
-    r"|funciones|metodo|metodos|clase|clases|servicio)\s+(?:that|which|who|que)\s+(?:\w+\s+)?"
-    + _words(_VERB_STEMS)
-    + r"|\b(?:responsible\s+for|in\s+charge\s+of|takes\s+care\s+of|deals\s+with|se\s+encarga\s+de"
-    r"|responsable\s+de|encargad[oa]\s+de)\b"
-    r"|\bfind\s+(?:all\s+)?(?:the\s+)?(?:code|places|instances|logic)\s+(?:that|which|where)\b"
+# "code that parses ...": a thing described by what it does.
+_HANDLE_NOUNS = _lexicon(
+    "code logic part parts place places piece pieces component components module modules function "
+    "functions method methods class classes service services layer thread threads handler handlers thing "
+    "things something anything routine routines codigo logica parte partes componente modulo funcion "
+    "funciones metodo metodos clase clases servicio"
 )
-_CONCEPTUAL = _c(
-    _words(
-        "logic mechanism mechanisms strategy strategies approach workflow workflows flow implementation "
-        "behaviou?r algorithm algorithms lifecycle life_cycle pipeline architecture heuristics? "
-        "logica mecanismo mecanismos estrategia enfoque flujo implementacion comportamiento algoritmo "
-        "ciclo_de_vida arquitectura heuristica"
-    )
+_RELATIVES = frozenset("that which who que".split())
+_HANDLE_PHRASES = _lexicon(
+    "responsible_for in_charge_of takes_care_of deals_with se_encarga_de responsable_de encargad[oa]_de"
 )
-_CROSS_CUTTING = _c(
-    _words(
-        "authentication authorization authorisation caching cache logging error_handling "
-        "exception_handling error_reporting retry retries retrying validation serialization "
-        "deserialization persistence concurrency security encryption telemetry monitoring "
-        "observability i18n internationali[sz]ation localization "
-        "autenticacion autorizacion cache manejo_de_errores gestion_de_errores manejo_de_excepciones "
-        "reintentos validacion serializacion persistencia concurrencia seguridad cifrado registro_de_logs"
-    )
+_FIND_CODE_NOUNS = frozenset("code places instances logic".split())
+_CONCEPTUAL = _lexicon(
+    "logic mechanism mechanisms strategy strategies approach workflow workflows flow implementation "
+    "behaviou?r algorithm algorithms lifecycle life_cycle pipeline architecture heuristics? "
+    "logica mecanismo mecanismos estrategia enfoque flujo implementacion comportamiento algoritmo "
+    "ciclo_de_vida arquitectura heuristica"
 )
-_DESIGN_PATTERN = _c(
-    _words(
-        "middlewares? singletons? factory factories observers? adapters? facades? proxy proxies "
-        "repository_pattern strategy_pattern decorator_pattern builder_pattern visitor_pattern "
-        "observer_pattern factory_pattern dependency_injection pub/sub pubsub publish-subscribe "
-        "event_bus event_loop state_machine plugin_system design_patterns? anti-patterns? mvc "
-        "patron_de_diseno patrones_de_diseno inyeccion_de_dependencias maquina_de_estados"
-    )
+_CROSS_CUTTING = _lexicon(
+    "authentication authorization authorisation caching cache logging error_handling "
+    "exception_handling error_reporting retry retries retrying validation serialization "
+    "deserialization persistence concurrency security encryption telemetry monitoring "
+    "observability i18n internationali[sz]ation localization "
+    "autenticacion autorizacion manejo_de_errores gestion_de_errores manejo_de_excepciones "
+    "reintentos validacion serializacion persistencia concurrencia seguridad cifrado registro_de_logs"
 )
-_SIMILAR = _c(
-    r"\b(?:similar|similarly|resembl(?:e|es|ing)|akin\s+to|analogous\s+to|comparable\s+to|same\s+as"
-    r"|similares?|parecid[oa]s?|semejantes?)\b"
-    r"|(?<!would\s)(?<!'d\s)(?<!\bi\s)(?<!looks\s)(?<!look\s)(?<!seems\s)(?<!feel\s)\blike\b"
+_DESIGN_PATTERN = _lexicon(
+    "middlewares? singletons? factory factories observers? adapters? facades? proxy proxies "
+    "repository_pattern strategy_pattern decorator_pattern builder_pattern visitor_pattern "
+    "observer_pattern factory_pattern dependency_injection pub/sub pubsub publish-subscribe "
+    "event_bus event_loop state_machine plugin_system design_patterns? anti-patterns? mvc "
+    "patron_de_diseno patrones_de_diseno inyeccion_de_dependencias maquina_de_estados"
 )
+_SIMILAR = _lexicon(
+    "similar similarly resembl(?:e|es|ing) akin_to analogous_to comparable_to same_as "
+    "similares parecid[oa]s? semejantes?"
+)
+# "like" compares, except in "would like", "looks like", ...
+_NOT_BEFORE_LIKE = frozenset("would i'd i look looks seems seem feel feels".split())
 
-# --- hybrid evidence (on folded text) ------------------------------------------------------------------
+# --- hybrid evidence ------------------------------------------------------------------------------------
 
-_VAGUE = _c(
-    _words(
-        "related relating relates relevant associated_with kind_of sort_of stuff anything everything "
-        "whatever todo_lo relacionad[oa]s? asociad[oa]s? cualquier_cosa"
-    )
+_VAGUE = _lexicon(
+    "related relating relates relevant associated_with kind_of sort_of stuff anything everything "
+    "whatever todo_lo relacionad[oa]s? asociad[oa]s? cualquier_cosa"
 )
-_BROAD = _c(
-    _words(
-        "across throughout system-wide system_wide codebase-wide project-wide repo-wide everywhere "
-        "entire_codebase entire_project entire_repo entire_repository entire_system entire_app "
-        "whole_codebase whole_project whole_repo whole_repository whole_system whole_app "
-        "en_todo_el en_todos_los en_todas_las a_lo_largo_de"
-    )
-    + r"|\bin\s+(?:all|every)\s+(?:the\s+)?(?:modules?|files?|packages?|services?|components?|layers?|places?)\b"
-    r"|\b(?:all|every|each|any|todas?|todos)\s+(?:the\s+|las\s+|los\s+)?(?:\w+\s+)?"
-    r"(?:class(?:es)?|functions?|methods?|modules?|files?|services?|components?|handlers?|endpoints?"
-    r"|clases|funciones|metodos|modulos|servicios)\s+(?:that|which|where|que)\b"
+_BROAD = _lexicon(
+    "across throughout system-wide system_wide codebase-wide project-wide repo-wide everywhere "
+    "entire_(?:codebase|project|repo|repository|system|app) whole_(?:codebase|project|repo|repository|system|app) "
+    "en_todo_el en_todos_los en_todas_las a_lo_largo_de "
+    "in_(?:all|every)_(?:the_)?(?:modules?|files?|packages?|services?|components?|layers?|places?)"
 )
+# "all classes that ...": a quantifier over a kind of thing, then a relative clause.
+_QUANTIFIERS = frozenset("all every each any toda todas todos".split())
+_ARTICLES = frozenset("the las los".split())
+_SCOPE_NOUNS = _lexicon(
+    "class(?:es)? functions? methods? modules? files? services? components? handlers? endpoints? "
+    "clases funciones metodos modulos servicios"
+)
+_SCOPE_RELATIVES = frozenset("that which where que".split())
 
-# --- clause structure ----------------------------------------------------------------------------------
+# --- clause structure -----------------------------------------------------------------------------------
 
 # Split points between clauses, found outside quotes.
 _CONJUNCTION = _c(
@@ -458,7 +492,7 @@ _CONJUNCTION = _c(
     r"|adem[aá]s|luego|tambi[eé]n)\s+|\s*;\s*",
     re.IGNORECASE,
 )
-# A clause that opens with its own question or request.
+# A clause that opens with its own question.
 _OPENER = _c(
     r"^\W*(?:how|where|what|which|why|who|when|explain|describe|como|donde|que|cual|cuales|por\s+que"
     r"|quien|cuando|explica)\b"
@@ -471,7 +505,7 @@ _STOPWORDS = frozenset(
         "did done this that these those it its it's they them their there here we us our you your i me my "
         "what which who whom whose where when why how all any every each some find show list search get "
         "give tell locate look looking for code me please can could would should will just only also "
-        "into about over under up down out as than then so such via per use using file files "
+        "into about over under up down out as than then so such via per use using file files have has "
         "el la los las un una unos unas de del al a en con sin por para que se su sus es son esta estan "
         "lo le les y o u como donde cual cuales quien cuando muestra muestrame busca buscar encuentra "
         "codigo este esta estos estas mi tu nos hay"
@@ -485,9 +519,19 @@ class _Evidence:
     content_words: int  # natural-language words outside code spans and stop words
     colon_question: bool
     plural_construct: bool
+    kinds: frozenset[_Kind] = attrs.field(init=False)
+    named_code: bool = attrs.field(init=False)  # some literal code is named (usage_lookup alone is not)
+
+    @kinds.default
+    def _kinds(self) -> frozenset[_Kind]:
+        return frozenset(kind for _, kind in self.hits)
+
+    @named_code.default
+    def _named_code(self) -> bool:
+        return any(_UNITS[name] > 0 for name, kind in self.hits if kind in _PATTERN_KINDS)
 
     def has(self, *kinds: _Kind) -> bool:
-        return any(kind in kinds for _, kind in self.hits)
+        return not self.kinds.isdisjoint(kinds)
 
     def names(self, *kinds: _Kind) -> tuple[str, ...]:
         return tuple(name for name, kind in self.hits if kind in kinds)
@@ -496,13 +540,7 @@ class _Evidence:
         return sum(_UNITS[name] for name, kind in self.hits if kind in kinds)
 
     def categories_present(self) -> int:
-        return sum(
-            (
-                any(_UNITS[n] > 0 for n in self.names(*_PATTERN_KINDS)),
-                self.has(*_STRUCTURAL_KINDS),
-                self.has(*_SEMANTIC_KINDS),
-            )
-        )
+        return sum((self.named_code, self.has(*_STRUCTURAL_KINDS), self.has(*_SEMANTIC_KINDS)))
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -510,157 +548,233 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
         return text
     chars = list(text)
     for start, end in spans:
-        for k in range(start, end):
-            chars[k] = " "
+        chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def _spans(matches: list[re.Match[str]]) -> list[tuple[int, int]]:
+    return [m.span() for m in matches]
+
+
+def _handles(tokens: list[str], grams: set[str]) -> bool:
+    """`code that parses ...`, `responsible for ...`, `find the code that ...`."""
+    if not _HANDLE_PHRASES.isdisjoint(grams):
+        return True
+    if _RELATIVES.isdisjoint(grams) and "find" not in grams:
+        return False
+    for i, token in enumerate(tokens):
+        if token in _RELATIVES and i and tokens[i - 1] in _HANDLE_NOUNS:
+            after = tokens[i + 1 : i + 4]
+            candidates = {*after[:2], " ".join(after[:2]), " ".join(after[1:3])}
+            if not _VERBS.isdisjoint(candidates):
+                return True
+        if token == "find":
+            rest = [t for t in tokens[i + 1 : i + 5] if t not in ("all", "the")]
+            if len(rest) >= 2 and rest[0] in _FIND_CODE_NOUNS and rest[1] in ("that", "which", "where"):
+                return True
+    return False
+
+
+def _question(prose: str, tokens: list[str], grams: set[str]) -> bool:
+    """`where ...`, `which module ...`, a clause opening with what/who/when (or qué/cuál/quién/cuándo)."""
+    if not _QUESTION_PHRASES.isdisjoint(grams):
+        return True
+    if "which" in grams:
+        for i, token in enumerate(tokens):
+            if token == "which" and not _WHICH_NOUNS.isdisjoint(tokens[i + 1 : i + 4]):
+                return True
+    if tokens and tokens[0] in _QUESTION_OPENERS:
+        return True
+    if _QUESTION_OPENERS.isdisjoint(grams):
+        return False
+    for segment in _SEGMENT_BREAK.split(prose):
+        first = _TOKEN.search(segment)
+        if first and first.group(0) in _QUESTION_OPENERS:
+            return True
+    return False
+
+
+def _similar(tokens: list[str], grams: set[str]) -> bool:
+    if not _SIMILAR.isdisjoint(grams):
+        return True
+    return "like" in grams and any(t == "like" and (i == 0 or tokens[i - 1] not in _NOT_BEFORE_LIKE) for i, t in enumerate(tokens))
+
+
+def _broad(tokens: list[str], grams: set[str]) -> bool:
+    if not _BROAD.isdisjoint(grams):
+        return True
+    if _QUANTIFIERS.isdisjoint(grams):
+        return False
+    for i, token in enumerate(tokens):
+        if token in _QUANTIFIERS:
+            rest = tokens[i + 1 : i + 5]
+            if rest and rest[0] in _ARTICLES:
+                rest = rest[1:]
+            for k in (0, 1):
+                if len(rest) > k + 1 and rest[k] in _SCOPE_NOUNS and rest[k + 1] in _SCOPE_RELATIVES:
+                    return True
+    return False
 
 
 def _collect(text: str) -> _Evidence:
     """Every indicator in one clause, in a fixed order."""
-    hits: list[tuple[str, _Kind]] = []
+    found: dict[str, _Kind] = {}
 
     def hit(name: str, kind: _Kind) -> None:
-        if (name, kind) not in hits:
-            hits.append((name, kind))
-
-    # Literal evidence, case-sensitive; each match is blanked so it is not counted twice.
-    work = text
-    spans: list[tuple[int, int]] = []
-    quoted = [m for m in _QUOTED.finditer(work)]
-    if quoted:
-        hit("quoted_identifier", _Kind.P_EXPLICIT)
-        spans += [m.span() for m in quoted]
-    if urls := list(_URL.finditer(work)):
-        hit("url", _Kind.P)
-        spans += [m.span() for m in urls]
-    decorators = list(_DECORATOR_SYNTAX.finditer(work))
-    spans += [m.span() for m in decorators]
-    code_spans = _blank(work, [m.span() for m in decorators])
-    calls = list(_FUNCTION_CALL.finditer(code_spans))
-    if calls:
-        hit("function_call", _Kind.P)
-    dotted_plain = _blank(code_spans, [m.span() for m in calls])
-    paths = list(_FILE_PATH.finditer(dotted_plain))
-    if paths:
-        hit("file_path", _Kind.P)
-    dots = [
-        m
-        for m in _DOTTED.finditer(_blank(dotted_plain, [m.span() for m in paths]))
-        if len(m.group(1)) > 1 and m.group(2).rsplit(".", 1)[-1].lower() not in _FILE_EXT_SET
-    ]
-    if dots or any("." in m.group(0).split("(")[0] for m in calls):
-        hit("dot_notation", _Kind.P)
-    if _REGEX.search(work):
-        hit("regex_pattern", _Kind.P_EXPLICIT)
-    rest = _blank(work, spans + [m.span() for m in calls] + [m.span() for m in paths] + [m.span() for m in dots])
-    constants = list(_CONSTANT.finditer(rest))
-    if _MARKER.search(rest):
-        hit("code_marker", _Kind.P_EXPLICIT)
-    if subscripts := list(_SUBSCRIPT.finditer(rest)):
-        hit("subscript", _Kind.P)
-        rest = _blank(rest, [m.span() for m in subscripts])
-    idents = [m for m in _IDENTIFIER.finditer(rest) if _fold(m.group(0)) not in _NOT_IDENTIFIERS]
-    rest = _blank(rest, [m.span() for m in constants] + [m.span() for m in idents])
+        found.setdefault(name, kind)
 
     low = _fold(text)
-    if _EXPLICIT_GREP.search(low):
-        hit("explicit_grep", _Kind.P_EXPLICIT)
-    if _IMPORT.search(text):
-        hit("exact_import", _Kind.P_EXPLICIT)
+    has_upper = text.lower() != text
 
+    # Literal evidence, case-sensitive; each match is blanked so it is not counted twice. Every regex is
+    # guarded by a cheap test for the characters it needs: most questions have no code in them at all.
+    spans: list[tuple[int, int]] = []
+    quoted = list(_QUOTED.finditer(text)) if not _QUOTE_CHARS.isdisjoint(text) else []
+    if quoted:
+        hit("quoted_identifier", _Kind.P_EXPLICIT)
+        spans += _spans(quoted)
+    urls = list(_URL.finditer(text)) if "://" in text else []
+    if urls:
+        hit("url", _Kind.P)
+        spans += _spans(urls)
+    decorators = list(_DECORATOR_SYNTAX.finditer(text)) if "@" in text else []
+    spans += _spans(decorators)
+    work = _blank(text, _spans(decorators))
+    calls = list(_FUNCTION_CALL.finditer(work)) if "(" in work else []
+    if calls:
+        hit("function_call", _Kind.P)
+    work = _blank(work, _spans(calls))
+    paths = list(_FILE_PATH.finditer(work)) if ("/" in work or "." in work) else []
+    if paths:
+        hit("file_path", _Kind.P)
+    work = _blank(work, _spans(paths))
+    dots = (
+        [
+            m
+            for m in _DOTTED.finditer(work)
+            if len(m.group(1)) > 1 and m.group(2).rsplit(".", 1)[-1].lower() not in _FILE_EXT_SET
+        ]
+        if "." in work
+        else []
+    )
+    if dots or any("." in m.group(0).split("(")[0] for m in calls):
+        hit("dot_notation", _Kind.P)
+    if not _REGEX_CHARS.isdisjoint(text) and _REGEX.search(text):
+        hit("regex_pattern", _Kind.P_EXPLICIT)
+    rest = _blank(text, spans + _spans(calls) + _spans(paths) + _spans(dots))
+    constants = list(_CONSTANT.finditer(rest)) if has_upper or "_" in rest else []
+    if (has_upper or "todo" in low or "fixme" in low) and _MARKER.search(rest):
+        hit("code_marker", _Kind.P_EXPLICIT)
+    subscripts = list(_SUBSCRIPT.finditer(rest)) if "[" in rest else []
+    if subscripts:
+        hit("subscript", _Kind.P)
+        rest = _blank(rest, _spans(subscripts))
+    idents = (
+        [m for m in _IDENTIFIER.finditer(rest) if _fold(m.group(0)) not in _NOT_IDENTIFIERS]
+        if has_upper or "_" in rest
+        else []
+    )
+    caps = (
+        [m for m in _CAPS_WORD.finditer(rest) if m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0))]
+        if has_upper
+        else []
+    )
+    rest = _blank(rest, _spans(constants) + _spans(idents))
+
+    # The prose: what is left once code is blanked, folded, as tokens and n-grams.
     prose = _fold(rest)
-    words = _WORD.findall(prose)
+    tokens = _TOKEN.findall(prose)
+    grams = _grams(tokens)
+    if not _EXPLICIT_GREP.isdisjoint(grams):
+        hit("explicit_grep", _Kind.P_EXPLICIT)
+    if ("import" in low or "require(" in text or "#include" in text) and _IMPORT.search(text):
+        hit("exact_import", _Kind.P_EXPLICIT)
     content = [
         w
-        for w in words
-        if len(w) > 1
-        and w not in _STOPWORDS
-        and w not in _USAGE_VERBS
-        and not _AST_KEYWORD.fullmatch(w)
-        and not _MODIFIER.fullmatch(w)
+        for w in _WORD.findall(prose)
+        if len(w) > 1 and w not in _STOPWORDS and w not in _USAGE_VERBS and w not in _AST_KEYWORD and w not in _MODIFIER
     ]
-    caps = [
-        m
-        for m in _CAPS_WORD.finditer(rest)
-        if m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0))
-    ]
-    all_words = _WORD.findall(text)
-    shouting = len(all_words) >= 3 and sum(1 for w in all_words if w.isupper() and len(w) > 1) * 2 > len(all_words)
-    if constants or (caps and len(content) <= 3 and not shouting):
+    if caps and not constants and len(content) <= 3:
+        # A query written in capitals is shouting, not naming constants.
+        all_words = _WORD.findall(text)
+        if len(all_words) >= 3 and sum(1 for w in all_words if w.isupper() and len(w) > 1) * 2 > len(all_words):
+            caps = []
+    if constants or (caps and len(content) <= 3):
         hit("constant_name", _Kind.P)
     if idents:
         hit("identifier", _Kind.P)
-    if _USAGE.search(low):
+    if not _USAGE.isdisjoint(grams):
         hit("usage_lookup", _Kind.SUPPORT)
         target = _USAGE_TARGET.search(prose)
-        if target and target.group(1) not in _STOPWORDS and not _AST_KEYWORD.fullmatch(target.group(1)):
+        if target and target.group(1) not in _STOPWORDS and target.group(1) not in _AST_KEYWORD:
             hit("literal_target", _Kind.P)
 
     # Structure: keywords are read in the prose (the `dataclass` of `@dataclass(...)` is code, not a request).
-    if _AST_KEYWORD.search(prose):
+    if not _AST_KEYWORD.isdisjoint(grams):
         hit("ast_keyword", _Kind.S_WEAK)
-    if _MODIFIER.search(prose):
+    if not _MODIFIER.isdisjoint(grams):
         hit("modifier_keyword", _Kind.S_WEAK)
-    if _INHERITANCE.search(prose):
+    if not _INHERITANCE.isdisjoint(grams):
         hit("inheritance_pattern", _Kind.S_REL)
-    if _OVERRIDE.search(prose):
+    if not _OVERRIDE.isdisjoint(grams):
         hit("override_pattern", _Kind.S_REL)
-    if _IMPLEMENTS.search(low):
+    if "implement" in low and _IMPLEMENTS.search(low):
         hit("implements_pattern", _Kind.S_REL)
-    if _DECORATOR_PHRASE.search(low):
+    if ("decora" in low or "marked" in low or "wrapped" in low or "annotated" in low or "marcad" in low or "anotad" in low) and _DECORATOR_PHRASE.search(low):
         hit("decorator_pattern", _Kind.S_REL)
     if decorators:
         hit("decorator_syntax", _Kind.S_REL)
-    if _DECLARATION.search(low):
+    if not _DECLARATION.isdisjoint(grams) or (("defin" in low or "declar" in low) and _DEFINED_IN.search(low)):
         hit("declaration_term", _Kind.S_REL)
-    if _PARAMETER.search(low):
+    if ("param" in low or "arg" in low) and _PARAMETER.search(low):
         hit("parameter_pattern", _Kind.S_REL)
-    if _RETURN.search(low):
+    if ("return" in low or "yield" in low or "devuelv" in low or "retorn" in low) and _RETURN.search(low):
         hit("return_pattern", _Kind.S_REL)
-    if _CONSTRUCT.search(low) or _RAISES.search(text):
+    if not _CONSTRUCT.isdisjoint(grams) or (
+        ("rais" in low or "throw" in low or "catch" in low or "lanza" in low) and _RAISES.search(text)
+    ):
         hit("construct_pattern", _Kind.S_REL)
-    if _MEMBER.search(low):
+    if not _MEMBER_NOUNS.isdisjoint(grams) and _MEMBER.search(low):
         hit("member_pattern", _Kind.S_REL)
 
-    # Behaviour and concepts, read on the prose only (code blanked: `UserRepository.save` is no verb);
-    # a concept phrase is blanked so its words are not read again as verbs.
-    semantic_text = prose
-    if _HOW.search(semantic_text):
+    # Behaviour and concepts, read on the prose only (code blanked: `UserRepository.save` is no verb).
+    if _HOW.search(prose):
         hit("how_question", _Kind.M_HOW)
-    if _QUESTION.search(semantic_text):
+    if _question(prose, tokens, grams):
         hit("intent_question", _Kind.M_QUESTION)
-    cross = list(_CROSS_CUTTING.finditer(semantic_text))
-    handles = list(_HANDLES.finditer(semantic_text))
-    verb_text = _blank(semantic_text, [m.span() for m in cross] + [m.span() for m in handles])
-    if handles:
+    cross = _CROSS_CUTTING & grams
+    if _handles(tokens, grams):
         hit("handles_pattern", _Kind.M_CONCEPT)
-    elif _INTENT_VERB.search(verb_text):
-        hit("intent_verb", _Kind.M_VERB)
-    if _CONCEPTUAL.search(semantic_text):
+    else:
+        # A word inside a concept phrase ("error handling") is not read again as a verb.
+        verbs = _VERBS & grams
+        if verbs and (not cross or verbs - {w for phrase in cross for w in phrase.split()}):
+            hit("intent_verb", _Kind.M_VERB)
+    if not _CONCEPTUAL.isdisjoint(grams):
         hit("conceptual_noun", _Kind.M_CONCEPT)
     if cross:
         hit("cross_cutting", _Kind.M_CONCEPT)
-    if _DESIGN_PATTERN.search(semantic_text):
+    if not _DESIGN_PATTERN.isdisjoint(grams):
         hit("design_pattern", _Kind.M_CONCEPT)
-    if _SIMILAR.search(semantic_text):
+    if _similar(tokens, grams):
         hit("similarity_indicator", _Kind.SIMILAR)
 
     # Scope.
-    if _VAGUE.search(semantic_text):
+    if not _VAGUE.isdisjoint(grams):
         hit("vague_qualifier", _Kind.VAGUE)
-    if _BROAD.search(semantic_text):
+    if _broad(tokens, grams):
         hit("broad_scope", _Kind.BROAD)
 
     colon_question = False
-    head_tail = _HEAD_COLON.match(_blank(text, [m.span() for m in quoted]))
+    head_tail = _HEAD_COLON.match(_blank(text, _spans(quoted))) if ":" in text else None
     if head_tail:
         tail = _fold(text[head_tail.start(2) :])
         colon_question = bool(_OPENER.match(tail)) and len(tail.split()) >= 3
     return _Evidence(
-        hits=tuple(hits),
+        hits=tuple(found.items()),
         content_words=len(content),
         colon_question=colon_question,
-        plural_construct=bool(_AST_PLURAL_RE.search(prose)),
+        plural_construct=not _AST_PLURAL.isdisjoint(grams),
     )
 
 
@@ -676,7 +790,7 @@ class _Decision:
 
 def _decide(ev: _Evidence) -> _Decision | None:
     """The priority rules for one clause; None when there is no usable evidence."""
-    pattern = any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS))
+    pattern = ev.named_code
     explicit = ev.has(_Kind.P_EXPLICIT)
     relation = ev.has(_Kind.S_REL)
     construct = ev.has(_Kind.S_WEAK)
@@ -755,7 +869,7 @@ def _decide(ev: _Evidence) -> _Decision | None:
 def _strong_other(ev: _Evidence, category: QueryCategory) -> bool:
     """Does another category have strong evidence (which lowers confidence)?"""
     strong = {
-        QueryCategory.PATTERN: any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS)),
+        QueryCategory.PATTERN: ev.named_code,
         QueryCategory.STRUCTURAL: ev.has(_Kind.S_REL),
         QueryCategory.SEMANTIC: ev.has(_Kind.M_HOW, _Kind.M_VERB, _Kind.M_CONCEPT),
     }
@@ -814,11 +928,14 @@ def _split_clauses(text: str) -> list[str]:
     return [p for p in (p.strip() for p in parts) if _WORD.search(p)]
 
 
+_MAX_PARTS = 4
+
+
 def _classify_conjunction(text: str) -> Classification | None:
     parts = _split_clauses(text)
     if len(parts) < 2:
         return None
-    evidences = [_collect(p) for p in parts[:6]]
+    evidences = [_collect(p) for p in parts[:_MAX_PARTS]]
     decisions = [_decide(ev) for ev in evidences]
     for k, ev in enumerate(evidences):
         if decisions[k] is None and ev.content_words >= 3:
@@ -828,8 +945,8 @@ def _classify_conjunction(text: str) -> Classification | None:
             # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
             decisions[k] = None
     kinds = {d.category for d in decisions if d is not None}
-    opener = any(_OPENER.match(_fold(p)) for p in parts[1:6])
-    named = any(any(_UNITS[n] > 0 for n in ev.names(*_PATTERN_KINDS)) for ev in evidences)
+    opener = any(_OPENER.match(_fold(p)) for p in parts[1:_MAX_PARTS])
+    named = any(ev.named_code for ev in evidences)
     if len(kinds) >= 2:
         extra = ("conjunction", "mixed_types")
     elif opener and (named or None in decisions) and kinds:

@@ -133,6 +133,32 @@ class LocalFileSource(FileSource):
                 verdict = result.include
         return bool(verdict)
 
+    def admits(self, path: str) -> bool:
+        """Whether the listing would include `path` (ignore files, default excludes, secrets, size)."""
+        try:
+            full = self.resolve(path)
+        except OutsideSegment:
+            return False
+        parts = path.replace("\\", "/").split("/")
+        if any(p in DEFAULT_EXCLUDED_DIRS or p.endswith(".egg-info") for p in parts[:-1]):
+            return False
+        if self._secrets.match_file(parts[-1]) or self._secrets.match_file(path):
+            return False
+        specs: tuple[tuple[str, GitIgnoreSpec], ...] = ()
+        rel_dir = ""
+        abs_dir = str(self.root)
+        for index, part in enumerate(parts):
+            specs = specs + self._ignore_specs(abs_dir, rel_dir)
+            rel = rel_dir + part + ("/" if index < len(parts) - 1 else "")
+            if self._ignored(rel, specs):
+                return False
+            rel_dir += part + "/"
+            abs_dir = os.path.join(abs_dir, part)
+        try:
+            return full.is_file() and full.stat().st_size <= self.max_file_bytes
+        except OSError:
+            return False
+
     # ---------------------------------------------------------------- reading
     def resolve(self, path: str) -> Path:
         """The absolute path of a segment-relative path; raises OutsideSegment when it leaves."""

@@ -11,10 +11,12 @@ import attrs
 from ..application.get_source import GetSource
 from ..application.index_segment import IndexSegment
 from ..application.search import SearchSegment
+from ..application.zoom_ast import SnippetUseCase, SymbolResolver, SymbolsUseCase, uri_for_hit
 from ..domain.budget import BudgetPolicy
 from ..infrastructure.code_parser import SourceParser
 from ..infrastructure.config import Settings, load_settings
 from ..infrastructure.file_source import LocalFileSource
+from ..infrastructure.lexicon_data import load_lexicon
 from ..infrastructure.sqlite_store import SqliteIndex
 
 
@@ -31,6 +33,8 @@ class App:
     policy: BudgetPolicy
     index: IndexSegment
     get: GetSource
+    symbols: SymbolsUseCase
+    snippet: SnippetUseCase
     segment_label: str
 
     def close(self) -> None:
@@ -56,7 +60,10 @@ def bootstrap(
         max_lines_per_snippet=settings.max_lines_per_snippet,
     )
     label = str(segment)
+    resolver = SymbolResolver(reader=store, source=source, parser=parser, admit=source.admits)
     return App(
+        symbols=SymbolsUseCase(resolver, policy),
+        snippet=SnippetUseCase(resolver, policy),
         settings=settings,
         store=store,
         source=source,
@@ -69,4 +76,10 @@ def bootstrap(
 
 
 def search_use_case(app: App, refresh: Any) -> SearchSegment:
-    return SearchSegment(reader=app.store, refresh=refresh, segment_label=app.segment_label)
+    return SearchSegment(
+        reader=app.store,
+        refresh=refresh,
+        uri_for=uri_for_hit,
+        lexicon=load_lexicon(),
+        segment_label=app.segment_label,
+    )

@@ -22,6 +22,7 @@ from ..application.get_source import GetRequest
 from ..application.index_segment import IndexReport, IndexRequest
 from ..application.ports import ProgressSink
 from ..application.search import SearchRequest
+from ..application.zoom_ast import SnippetRequest, SymbolsRequest
 from ..domain.contract import ErrorCode, Response
 from ..infrastructure.sqlite_store import IndexLocked
 from .bootstrap import App, bootstrap, search_use_case
@@ -96,9 +97,24 @@ class Engine:
 
     @_guarded("source")
     def get(self, id: str | None = None, path: str | None = None) -> Response:
-        if self._app.store.stats().files == 0:
-            self._refresh()
+        self._ensure_index()
         return self._app.get.execute(GetRequest(id=id, path=path))
+
+    @_guarded("skeleton")
+    def symbols(self, uri: str) -> Response:
+        """L1: the skeleton of a file (`sym://python/mod/...`) or of a class (`sym://python/type/...`)."""
+        self._ensure_index()
+        return self._app.symbols.execute(SymbolsRequest(uri=str(uri)))
+
+    @_guarded("snippet")
+    def snippet(self, uri: str) -> Response:
+        """L2: one definition's source, inside the snippet budget."""
+        self._ensure_index()
+        return self._app.snippet.execute(SnippetRequest(uri=str(uri)))
+
+    def _ensure_index(self) -> None:
+        if not self._app.store.stats().built_at:
+            self._refresh()
 
     @_guarded("status")
     def status(self) -> Response:

@@ -40,7 +40,7 @@ def test_search_json_builds_the_index_with_progress_on_stderr(sample_repo: Path)
     assert data["status"] == "ok" and data["kind"] == "search"
     assert data["data"]["hits"][0]["symbol"] == "parse_http_header"
     assert "indexing" in proc.stderr
-    assert data["next_actions"][0].startswith("ctx get")
+    assert data["next_actions"][0].startswith("ast snippet sym://python/type/shop/checkout/parse_http_header")
 
 
 def test_search_human_output(sample_repo: Path) -> None:
@@ -115,3 +115,32 @@ def test_hostile_strings_through_the_cli(query: str) -> None:
         proc = run("ctx", command, "--query", query, "--json")
         assert proc.returncode == 0, proc.stderr
         envelope(proc)
+
+
+def test_ast_zoom_from_search_hit(sample_repo: Path) -> None:
+    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "reserve stock", "--json"))["data"]["hits"][0]
+    assert hit["uri"] == "sym://python/type/shop/inventory/Inventory#reserveStock"
+    snippet = envelope(run("ast", "snippet", hit["uri"], "-s", str(sample_repo), "--json"))
+    assert snippet["kind"] == "snippet"
+    assert snippet["data"]["range"] == {"start_line": hit["start_line"], "end_line": hit["end_line"]}
+    skeleton = envelope(run("ast", "symbols", "sym://python/mod/shop/inventory", "-s", str(sample_repo), "--json"))
+    assert [s["name"] for s in skeleton["data"]["symbols"]][:3] == ["MAX_STOCK", "Product", "Inventory"] or any(
+        s["name"] == "Inventory" for s in skeleton["data"]["symbols"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("uri", "code"),
+    [
+        ("sym://python/User", "INVALID_SELECTOR_SYNTAX"),
+        ("sym://rust/mod/x", "LANGUAGE_NOT_SUPPORTED"),
+        ("sym://python/type/utils/slugify", "AMBIGUOUS_SYMBOL"),
+        ("sym://python/type/shop/inventory/Nope", "SYMBOL_NOT_FOUND"),
+        ("sym://python/type/shop/broken/ok", "SYMBOL_NOT_FOUND"),
+        ("not a selector at all", "INVALID_SELECTOR_SYNTAX"),
+    ],
+)
+def test_ast_fails_closed(sample_repo: Path, uri: str, code: str) -> None:
+    proc = run("ast", "snippet", uri, "-s", str(sample_repo), "--json")
+    assert proc.returncode == 2, proc.stderr
+    assert envelope(proc)["errors"][0]["code"] == code

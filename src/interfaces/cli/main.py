@@ -22,6 +22,8 @@ app = typer.Typer(
 )
 ctx_app = typer.Typer(help="Search (L0) and raw source (L3).", no_args_is_help=True)
 app.add_typer(ctx_app, name="ctx")
+ast_app = typer.Typer(help="Zoom by sym:// selector: skeletons (L1) and snippets (L2).", no_args_is_help=True)
+app.add_typer(ast_app, name="ast")
 
 SegmentOpt = Annotated[str, typer.Option("--segment", "-s", help="The repository or folder to work on.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON envelope on stdout.")]
@@ -189,6 +191,36 @@ def get_cmd(
     engine = _engine(segment)
     try:
         response = engine.get(id=id, path=path)
+    finally:
+        engine.close()
+    _emit(response, as_json)
+
+
+@ast_app.command("symbols")
+def ast_symbols_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://python/mod/<path> or sym://python/type/<path>/<Class>")],
+    segment: SegmentOpt = ".",
+    as_json: JsonOpt = False,
+) -> None:
+    """L1: the skeleton of a file or class: names, signatures, first doc lines, line ranges."""
+    engine = _engine(segment)
+    try:
+        response = engine.symbols(uri)
+    finally:
+        engine.close()
+    _emit(response, as_json)
+
+
+@ast_app.command("snippet")
+def ast_snippet_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://python/type/<path>/<Symbol>[#Member.Member]")],
+    segment: SegmentOpt = ".",
+    as_json: JsonOpt = False,
+) -> None:
+    """L2: one definition's source, cut to the snippet budget."""
+    engine = _engine(segment)
+    try:
+        response = engine.snippet(uri)
     finally:
         engine.close()
     _emit(response, as_json)
