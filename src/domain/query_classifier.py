@@ -81,7 +81,7 @@ class Classification:
 # --- indicator kinds and units ------------------------------------------------------------------------
 
 
-class _Kind(enum.Enum):
+class _Kind(enum.StrEnum):
     P = "pattern"
     P_EXPLICIT = "pattern_explicit"  # asks for literal text outright: quotes, grep, regex, markers
     S_REL = "structural_relation"
@@ -200,11 +200,14 @@ def _lexicon(specs: str) -> frozenset[str]:
 
 
 def _grams(tokens: list[str]) -> set[str]:
-    """1- to 4-word n-grams; a hyphenated word also counts as its parts ("security-related")."""
+    """The words, and the 2- to 4-word n-grams that start a phrase of some list (`_PHRASE_STARTS`);
+    a hyphenated word also counts as its parts ("security-related")."""
     grams = set(tokens)
-    for n in range(2, _MAX_GRAM + 1):
-        grams.update(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-    for token in tokens:
+    for i, token in enumerate(tokens):
+        if token in _PHRASE_STARTS:
+            for n in range(2, _MAX_GRAM + 1):
+                if i + n <= len(tokens):
+                    grams.add(" ".join(tokens[i : i + n]))
         if "-" in token:
             grams.update(token.split("-"))
     return grams
@@ -484,6 +487,34 @@ _SCOPE_NOUNS = _lexicon(
 )
 _SCOPE_RELATIVES = frozenset("that which where que".split())
 
+_PHRASE_STARTS = frozenset(
+    phrase.split()[0]
+    for lexicon in (
+        _EXPLICIT_GREP,
+        _USAGE,
+        _AST_KEYWORD,
+        _MODIFIER,
+        _INHERITANCE,
+        _OVERRIDE,
+        _DECLARATION,
+        _CONSTRUCT,
+        _MEMBER_NOUNS,
+        _WHICH_NOUNS,
+        _QUESTION_PHRASES,
+        _VERBS,
+        _HANDLE_PHRASES,
+        _CONCEPTUAL,
+        _CROSS_CUTTING,
+        _DESIGN_PATTERN,
+        _SIMILAR,
+        _VAGUE,
+        _BROAD,
+        _SCOPE_NOUNS,
+    )
+    for phrase in lexicon
+    if " " in phrase
+)
+
 # --- clause structure -----------------------------------------------------------------------------------
 
 # Split points between clauses, found outside quotes.
@@ -691,8 +722,13 @@ def _collect(text: str) -> _Evidence:
         hit("exact_import", _Kind.P_EXPLICIT)
     content = [
         w
-        for w in _WORD.findall(prose)
-        if len(w) > 1 and w not in _STOPWORDS and w not in _USAGE_VERBS and w not in _AST_KEYWORD and w not in _MODIFIER
+        for w in tokens
+        if len(w) > 1
+        and not w[0].isdigit()
+        and w not in _STOPWORDS
+        and w not in _USAGE_VERBS
+        and w not in _AST_KEYWORD
+        and w not in _MODIFIER
     ]
     if caps and not constants and len(content) <= 3:
         # A query written in capitals is shouting, not naming constants.
@@ -918,7 +954,7 @@ def _fallback(indicators: tuple[str, ...], reasoning: str) -> Classification:
 
 def _split_clauses(text: str) -> list[str]:
     """Split at conjunctions outside quotes; parts without a word of their own stay attached."""
-    masked = _blank(text, [m.span() for m in _QUOTED.finditer(text)])
+    masked = _blank(text, _spans(list(_QUOTED.finditer(text)))) if not _QUOTE_CHARS.isdisjoint(text) else text
     parts: list[str] = []
     start = 0
     for m in _CONJUNCTION.finditer(masked):
