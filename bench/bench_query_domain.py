@@ -99,7 +99,14 @@ WORDS = ["cache", "property", "login", "token", "parser", "scheduler", "retry", 
 
 
 def _random_unicode(rng: random.Random, length: int) -> str:
-    pools = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x4E00, 0x4FFF), (0x1F300, 0x1F5FF)]
+    pools = [
+        (0x20, 0x7E),
+        (0xA0, 0x24F),
+        (0x370, 0x3FF),
+        (0x400, 0x4FF),
+        (0x4E00, 0x4FFF),
+        (0x1F300, 0x1F5FF),
+    ]
     chars = []
     for _ in range(length):
         lo, hi = rng.choice(pools)
@@ -117,12 +124,19 @@ def make_queries(n: int, seed: int) -> list[str]:
         elif roll < 0.75:
             template = rng.choice(TEMPLATES)
             queries.append(
-                template.format(ident=rng.choice(IDENTIFIERS), concept=rng.choice(CONCEPTS), word=rng.choice(WORDS))
+                template.format(
+                    ident=rng.choice(IDENTIFIERS), concept=rng.choice(CONCEPTS), word=rng.choice(WORDS)
+                )
             )
         elif roll < 0.90:
             queries.append(_random_unicode(rng, rng.randint(0, 60)))
         else:  # long: a paragraph-sized question
-            parts = [rng.choice(TEMPLATES).format(ident=rng.choice(IDENTIFIERS), concept=rng.choice(CONCEPTS), word=rng.choice(WORDS)) for _ in range(rng.randint(4, 12))]
+            parts = [
+                rng.choice(TEMPLATES).format(
+                    ident=rng.choice(IDENTIFIERS), concept=rng.choice(CONCEPTS), word=rng.choice(WORDS)
+                )
+                for _ in range(rng.randint(4, 12))
+            ]
             queries.append(" and ".join(parts))
     return queries
 
@@ -152,7 +166,9 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--queries", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=3)

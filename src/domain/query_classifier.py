@@ -1,32 +1,45 @@
 """Query classifier: pattern / structural / semantic / hybrid, with confidence and a suggested tool.
 
-Spec: query-classifier.md. Pure regex rules, no model, deterministic, English and Spanish (accent-insensitive).
+Spec: query-classifier.md. Rules only (regexes and word lists), no model; pure, deterministic and total;
+English and Spanish, accent-insensitive.
 
-1. Evidence. Each indicator belongs to one kind and carries confidence units:
-   - PATTERN   literal text: quoted_identifier, function_call, dot_notation, file_path, regex_pattern,
-               constant_name, code_marker (TODO/FIXME), explicit_grep, exact_import, identifier
-               (snake_case, camelCase, PascalCase), subscript; usage_lookup ("usages of", "where is X used")
-               supports but scores 0.
-   - STRUCTURAL relations (inheritance_pattern, override_pattern, implements_pattern, decorator_pattern,
-               decorator_syntax, declaration_term, parameter_pattern, return_pattern, construct_pattern,
-               member_pattern) and filters (ast_keyword, modifier_keyword).
-   - SEMANTIC  how_question (how/why/explain), intent_question (where/which/what), intent_verb
-               (handles, validates, ...), handles_pattern ("code that parses ..."), conceptual_noun,
-               cross_cutting (authentication, caching, ...), design_pattern, similarity_indicator.
-   - HYBRID    vague_qualifier ("related"), broad_scope ("across the codebase", "all classes that ..."),
-               and, from conjunctions, conjunction + mixed_types / multi_part.
-2. Conjunctions ("X and Y", "X y Y"): when the parts are of different kinds, or a later part is a
-   question of its own about a named thing, the query is HYBRID.
-3. Priority rules on one clause (first that applies): vague qualifier -> HYBRID; "literal: question" ->
-   HYBRID; similarity -> HYBRID with concrete code, else SEMANTIC; broad scope with a concept -> HYBRID;
-   a structural relation -> STRUCTURAL (HYBRID when a how-question or a bare concept rides along);
-   literal text -> PATTERN (HYBRID with real semantic content, STRUCTURAL with plural construct names);
-   construct names -> STRUCTURAL unless behaviour words dominate (SEMANTIC); behaviour -> SEMANTIC.
-4. Confidence (capped at 0.95; the spec's tables are the calibration):
-   pattern 0.60 + 0.15/unit, structural 0.80 + 0.05/unit, semantic 0.75 + 0.05/unit,
-   hybrid 0.60 + 0.05 per hybrid unit and per kind of evidence present (cap 0.90);
-   -0.05 when another kind has strong evidence, -0.05 for a semantic query of one content word.
-   No evidence, empty or too short: HYBRID at 0.5.
+1. Evidence. Code is found first on the original text (case matters) and blanked out; what is left is the
+   prose, folded, read as words and word n-grams against word lists. Each indicator has a kind and units:
+   - PATTERN     quoted_identifier, function_call, dot_notation, file_path, url, regex_pattern,
+                 constant_name, numeric_literal, code_marker (TODO/FIXME), explicit_grep ("grep", "the
+                 string"), exact_import, identifier (snake_case, camelCase, PascalCase), subscript,
+                 literal_target ("usages of getattr"); usage_lookup ("usages of") names but scores 0.
+   - STRUCTURAL  relations: inheritance_pattern, override_pattern, implements_pattern, decorator_pattern,
+                 decorator_syntax, declaration_term, parameter_pattern, return_pattern, construct_pattern,
+                 member_pattern; filters: ast_keyword, modifier_keyword.
+   - SEMANTIC    how_question (how/why/explain/cómo), intent_question (where/which/what/dónde),
+                 intent_verb, handles_pattern ("code that parses ..."), conceptual_noun, cross_cutting,
+                 design_pattern, similarity_indicator.
+   - HYBRID      vague_qualifier ("related"), broad_scope ("across the codebase", "all classes that ..."),
+                 literal_with_question ("shutil.copytree: where ..."), conjunction + mixed_types /
+                 multi_part.
+2. Conjunctions ("X and Y", "X y Y", outside quotes): HYBRID when the clauses are of different kinds, or a
+   later clause is a question of its own and code is named; otherwise the query is one clause.
+3. Rules for one clause, the first that applies:
+   only code, no prose                       -> PATTERN
+   vague qualifier                           -> HYBRID
+   named code, then ": where/how/why ..."    -> HYBRID
+   similarity                                -> HYBRID next to code or constructs, else SEMANTIC
+   broad scope over behaviour or concepts    -> HYBRID
+   explicit literal request (grep, "the string") -> PATTERN
+   a structural relation                     -> STRUCTURAL; HYBRID with a how-question, or with a concept
+                                                and no named code ("classes that implement caching")
+   named code                                -> HYBRID with behaviour words or a long question,
+                                                STRUCTURAL with plural construct names, else PATTERN
+   construct names                           -> SEMANTIC when behaviour words ride along, else STRUCTURAL
+   behaviour, questions, concepts            -> SEMANTIC
+   broad scope alone                         -> HYBRID
+   three or more plain words                 -> SEMANTIC (0.6): a description of behaviour
+   nothing                                   -> HYBRID at 0.5 (also empty and too short)
+4. Confidence, calibrated on the spec's tables (which win over its scoring sketch), capped at 0.95:
+   pattern 0.60 + 0.15/unit, structural 0.80 + 0.05/unit, semantic 0.75 + 0.05/unit (-0.05 for a single
+   content word), hybrid 0.60 + 0.05 per hybrid unit and per kind of evidence present (cap 0.90);
+   -0.05 when another kind also has strong evidence.
 """
 
 from __future__ import annotations
@@ -34,12 +47,16 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal
 
 import attrs
 
 MAX_CONFIDENCE = 0.95
 FALLBACK_CONFIDENCE = 0.5
+DESCRIPTION_CONFIDENCE = 0.6
+_DESCRIPTION_MIN_WORDS = 3
 MIN_QUERY_CHARS = 3
 # Classification reads at most this much of a query: enough for any real question, bounded time for any input.
 MAX_CLASSIFY_CHARS = 600
@@ -52,12 +69,16 @@ class QueryCategory(enum.StrEnum):
     HYBRID = "hybrid"
 
 
-TOOL_ROUTING: dict[QueryCategory, str] = {
-    QueryCategory.PATTERN: "grep_search",
-    QueryCategory.STRUCTURAL: "ast_grep_search",
-    QueryCategory.SEMANTIC: "semantic_search",
-    QueryCategory.HYBRID: "enhanced_search",
-}
+SuggestedTool = Literal["grep_search", "ast_grep_search", "semantic_search", "enhanced_search"]
+
+TOOL_ROUTING: Mapping[QueryCategory, SuggestedTool] = MappingProxyType(
+    {
+        QueryCategory.PATTERN: "grep_search",
+        QueryCategory.STRUCTURAL: "ast_grep_search",
+        QueryCategory.SEMANTIC: "semantic_search",
+        QueryCategory.HYBRID: "enhanced_search",
+    }
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -65,7 +86,7 @@ class Classification:
     category: QueryCategory
     confidence: float
     indicators: tuple[str, ...]
-    suggested_tool: str
+    suggested_tool: SuggestedTool
     reasoning: str
 
     def to_data(self) -> dict[str, Any]:
@@ -110,6 +131,7 @@ _UNITS: dict[str, int] = {
     "identifier": 1,
     "subscript": 1,
     "url": 1,
+    "numeric_literal": 1,
     "literal_target": 1,
     "usage_lookup": 0,
     # structural
@@ -141,9 +163,11 @@ _UNITS: dict[str, int] = {
     "mixed_types": 2,
     "multi_part": 2,
     "literal_with_question": 2,
+    "plain_description": 0,
 }
 
 _PATTERN_KINDS = frozenset({_Kind.P, _Kind.P_EXPLICIT})
+_LITERAL_KINDS = _PATTERN_KINDS | {_Kind.SUPPORT}
 _STRUCTURAL_KINDS = frozenset({_Kind.S_REL, _Kind.S_WEAK})
 _SEMANTIC_KINDS = frozenset({_Kind.M_HOW, _Kind.M_QUESTION, _Kind.M_VERB, _Kind.M_CONCEPT})
 
@@ -238,8 +262,11 @@ _REGEX = _c(
 )
 _REGEX_CHARS = frozenset("\\/*+[(^")
 _CONSTANT = _c(r"(?<![\w.])(?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|_+[A-Z][A-Z0-9]{2,})\b")
+_NUMERIC_LITERAL = _c(r"\b0[xX][0-9a-fA-F_]+\b|\b0[bBoO][0-7_]+\b")
 _CAPS_WORD = _c(r"(?<![\w.])[A-Z][A-Z0-9]{3,}\b")
-_MARKER = _c(r"\b(?:TODO|FIXME|XXX|HACK|NOQA)\b|\b(?i:todos?|fixmes?|todo/fixme)\b(?=\s+(?:comments?|notes?|markers?))")
+_MARKER = _c(
+    r"\b(?:TODO|FIXME|XXX|HACK|NOQA)\b|\b(?i:todos?|fixmes?|todo/fixme)\b(?=\s+(?:comments?|notes?|markers?))"
+)
 _IDENTIFIER = _c(
     r"(?<![\w.])(?:_{0,2}[a-z][a-z0-9]*(?:_[a-z0-9]+)+_{0,2}"  # snake_case
     r"|__[a-z][a-z0-9]*__"  # dunder
@@ -335,13 +362,14 @@ _IMPLEMENTS = _c(
     r"|\bimplement(?:s|ing)\s+(?:the\s+|an?\s+)?[a-z_]+(?:\s+(?:interface|protocol|abc))\b"
     r"|\bimplemented\s+by\b|\bimplementad[oa]s?\s+por\b"
 )
+_DECORATOR_STEMS = ("decora", "marked", "wrapped", "annotated", "marcad", "anotad")
 _DECORATOR_PHRASE = _c(
     r"\b(?:decorated|decorad[oa]s?|wrapped|marked|annotated|anotad[oa]s?|marcad[oa]s?)\s+(?:with|by|using|con|por)\b"
     r"|\bwith\s+(?:the\s+|a\s+)?decorators?\b|\bcon\s+(?:el\s+)?decorador\b"
 )
-_DECLARATION = _lexicon(
-    "definitions? declarations? signatures? definicion definiciones declaracion declaraciones firmas?"
-)
+_DECLARATION = _lexicon("definitions? declarations? definicion definiciones declaracion declaraciones")
+# "signature" is structural next to a construct ("function signatures"), prose otherwise ("webhook signature").
+_SIGNATURE = _lexicon("signatures? firmas?")
 _DEFINED_IN = _c(
     r"\b(?:classes|functions|methods|properties|constants|variables|constructors|enums|interfaces"
     r"|clases|funciones|metodos|propiedades|constantes)\s+(?:\w+\s+)?(?:defined|declared|definid[oa]s|declarad[oa]s)\b"
@@ -352,6 +380,7 @@ _PARAMETER = _c(
     r"|\b(?:parameters?|arguments?|parametros?|argumentos?)\s+(?:named|called|of\s+type|typed|llamad[oa]s?)\b"
     r"|\bparameters?\s+[a-z_]\w*_\w*\b|\b(?:with|con)\s+(?:a\s+|un\s+)?parameter\b"
 )
+_RETURN_STEMS = ("return", "yield", "devuelv", "retorn")
 _RETURN = _c(
     r"\b(?:functions?|methods?|funciones|metodos|callables?)\s+(?:that\s+|which\s+|que\s+)?"
     r"(?:return|returns|returning|yield|yields|devuelven|retornan)\b"
@@ -367,6 +396,7 @@ _CONSTRUCT = _lexicon(
     "inner_functions? inner_classes? call_graph ast_nodes? bloques_try sentencias_if bucles_for"
 )
 # "functions that raise ValueError": the exception is named, capitalised (so searched on the original text).
+_RAISE_STEMS = ("rais", "throw", "catch", "lanza")
 _RAISES = _c(
     r"(?i:\b(?:functions?|methods?|code|blocks?|that|which|que)\s+(?:raise|raises|throw|throws|catch|catches|lanzan?)\s+)"
     r"[A-Z]\w+"
@@ -628,7 +658,9 @@ def _question(prose: str, tokens: list[str], grams: set[str]) -> bool:
 def _similar(tokens: list[str], grams: set[str]) -> bool:
     if not _SIMILAR.isdisjoint(grams):
         return True
-    return "like" in grams and any(t == "like" and (i == 0 or tokens[i - 1] not in _NOT_BEFORE_LIKE) for i, t in enumerate(tokens))
+    return "like" in grams and any(
+        t == "like" and (i == 0 or tokens[i - 1] not in _NOT_BEFORE_LIKE) for i, t in enumerate(tokens)
+    )
 
 
 def _broad(tokens: list[str], grams: set[str]) -> bool:
@@ -647,41 +679,48 @@ def _broad(tokens: list[str], grams: set[str]) -> bool:
     return False
 
 
-def _collect(text: str) -> _Evidence:
-    """Every indicator in one clause, in a fixed order."""
-    found: dict[str, _Kind] = {}
+_Hit = Callable[[str, _Kind], None]
 
-    def hit(name: str, kind: _Kind) -> None:
-        found.setdefault(name, kind)
 
-    low = _fold(text)
+@attrs.frozen(kw_only=True)
+class _Code:
+    """The code named in a clause, and the prose left once it is blanked out."""
+
+    rest: str
+    quoted: list[tuple[int, int]]
+    decorators: bool
+    constants: bool
+    identifiers: bool
+    caps: bool  # upper-case words that may be constants (`EINTR`) or prose (`WSGI`)
+
+
+def _code(text: str, low: str, hit: _Hit) -> _Code:
+    """Literal evidence, case-sensitive; each match is blanked so it is not counted twice. Every regex is
+    guarded by a cheap test for the characters it needs: most questions have no code in them at all."""
     has_upper = text.lower() != text
-
-    # Literal evidence, case-sensitive; each match is blanked so it is not counted twice. Every regex is
-    # guarded by a cheap test for the characters it needs: most questions have no code in them at all.
     spans: list[tuple[int, int]] = []
-    quoted = list(_QUOTED.finditer(text)) if not _QUOTE_CHARS.isdisjoint(text) else []
+    quoted = _spans(list(_QUOTED.finditer(text))) if not _QUOTE_CHARS.isdisjoint(text) else []
     if quoted:
         hit("quoted_identifier", _Kind.P_EXPLICIT)
-        spans += _spans(quoted)
-    urls = list(_URL.finditer(text)) if "://" in text else []
+        spans += quoted
+    urls = _spans(list(_URL.finditer(text))) if "://" in text else []
     if urls:
         hit("url", _Kind.P)
-        spans += _spans(urls)
-    decorators = list(_DECORATOR_SYNTAX.finditer(text)) if "@" in text else []
-    spans += _spans(decorators)
-    work = _blank(text, _spans(decorators))
+        spans += urls
+    decorators = _spans(list(_DECORATOR_SYNTAX.finditer(text))) if "@" in text else []
+    spans += decorators
+    work = _blank(text, decorators)
     calls = list(_FUNCTION_CALL.finditer(work)) if "(" in work else []
     if calls:
         hit("function_call", _Kind.P)
     work = _blank(work, _spans(calls))
-    paths = list(_FILE_PATH.finditer(work)) if ("/" in work or "." in work) else []
+    paths = _spans(list(_FILE_PATH.finditer(work))) if ("/" in work or "." in work) else []
     if paths:
         hit("file_path", _Kind.P)
-    work = _blank(work, _spans(paths))
+    work = _blank(work, paths)
     dots = (
         [
-            m
+            m.span()
             for m in _DOTTED.finditer(work)
             if len(m.group(1)) > 1 and m.group(2).rsplit(".", 1)[-1].lower() not in _FILE_EXT_SET
         ]
@@ -692,60 +731,43 @@ def _collect(text: str) -> _Evidence:
         hit("dot_notation", _Kind.P)
     if not _REGEX_CHARS.isdisjoint(text) and _REGEX.search(text):
         hit("regex_pattern", _Kind.P_EXPLICIT)
-    rest = _blank(text, spans + _spans(calls) + _spans(paths) + _spans(dots))
-    constants = list(_CONSTANT.finditer(rest)) if has_upper or "_" in rest else []
+    rest = _blank(text, spans + _spans(calls) + paths + dots)
+    if "0" in rest and (numbers := _spans(list(_NUMERIC_LITERAL.finditer(rest)))):
+        hit("numeric_literal", _Kind.P)
+        rest = _blank(rest, numbers)
     if (has_upper or "todo" in low or "fixme" in low) and _MARKER.search(rest):
         hit("code_marker", _Kind.P_EXPLICIT)
-    subscripts = list(_SUBSCRIPT.finditer(rest)) if "[" in rest else []
-    if subscripts:
+    if "[" in rest and (subscripts := _spans(list(_SUBSCRIPT.finditer(rest)))):
         hit("subscript", _Kind.P)
-        rest = _blank(rest, _spans(subscripts))
-    idents = (
-        [m for m in _IDENTIFIER.finditer(rest) if _fold(m.group(0)) not in _NOT_IDENTIFIERS]
-        if has_upper or "_" in rest
+        rest = _blank(rest, subscripts)
+    named = has_upper or "_" in rest
+    constants = _spans(list(_CONSTANT.finditer(rest))) if named else []
+    identifiers = (
+        [m.span() for m in _IDENTIFIER.finditer(rest) if _fold(m.group(0)) not in _NOT_IDENTIFIERS]
+        if named
         else []
     )
-    caps = (
-        [m for m in _CAPS_WORD.finditer(rest) if m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0))]
-        if has_upper
-        else []
+    caps = has_upper and any(
+        m.group(0) not in _ACRONYMS and not _MARKER.fullmatch(m.group(0)) for m in _CAPS_WORD.finditer(rest)
     )
-    rest = _blank(rest, _spans(constants) + _spans(idents))
+    return _Code(
+        rest=_blank(rest, constants + identifiers),
+        quoted=quoted,
+        decorators=bool(decorators),
+        constants=bool(constants),
+        identifiers=bool(identifiers),
+        caps=caps,
+    )
 
-    # The prose: what is left once code is blanked, folded, as tokens and n-grams.
-    prose = _fold(rest)
-    tokens = _TOKEN.findall(prose)
-    grams = _grams(tokens)
-    if not _EXPLICIT_GREP.isdisjoint(grams):
-        hit("explicit_grep", _Kind.P_EXPLICIT)
-    if ("import" in low or "require(" in text or "#include" in text) and _IMPORT.search(text):
-        hit("exact_import", _Kind.P_EXPLICIT)
-    content = [
-        w
-        for w in tokens
-        if len(w) > 1
-        and not w[0].isdigit()
-        and w not in _STOPWORDS
-        and w not in _USAGE_VERBS
-        and w not in _AST_KEYWORD
-        and w not in _MODIFIER
-    ]
-    if caps and not constants and len(content) <= 3:
-        # A query written in capitals is shouting, not naming constants.
-        all_words = _WORD.findall(text)
-        if len(all_words) >= 3 and sum(1 for w in all_words if w.isupper() and len(w) > 1) * 2 > len(all_words):
-            caps = []
-    if constants or (caps and len(content) <= 3):
-        hit("constant_name", _Kind.P)
-    if idents:
-        hit("identifier", _Kind.P)
-    if not _USAGE.isdisjoint(grams):
-        hit("usage_lookup", _Kind.SUPPORT)
-        target = _USAGE_TARGET.search(prose)
-        if target and target.group(1) not in _STOPWORDS and target.group(1) not in _AST_KEYWORD:
-            hit("literal_target", _Kind.P)
 
-    # Structure: keywords are read in the prose (the `dataclass` of `@dataclass(...)` is code, not a request).
+def _shouting(text: str) -> bool:
+    """A query written in capitals names no constants."""
+    words = _WORD.findall(text)
+    return len(words) >= 3 and sum(1 for w in words if w.isupper() and len(w) > 1) * 2 > len(words)
+
+
+def _structure(text: str, low: str, grams: set[str], code: _Code, hit: _Hit) -> None:
+    # Keywords are read in the prose (the `dataclass` of `@dataclass(...)` is code, not a request).
     if not _AST_KEYWORD.isdisjoint(grams):
         hit("ast_keyword", _Kind.S_WEAK)
     if not _MODIFIER.isdisjoint(grams):
@@ -756,24 +778,30 @@ def _collect(text: str) -> _Evidence:
         hit("override_pattern", _Kind.S_REL)
     if "implement" in low and _IMPLEMENTS.search(low):
         hit("implements_pattern", _Kind.S_REL)
-    if ("decora" in low or "marked" in low or "wrapped" in low or "annotated" in low or "marcad" in low or "anotad" in low) and _DECORATOR_PHRASE.search(low):
+    if any(stem in low for stem in _DECORATOR_STEMS) and _DECORATOR_PHRASE.search(low):
         hit("decorator_pattern", _Kind.S_REL)
-    if decorators:
+    if code.decorators:
         hit("decorator_syntax", _Kind.S_REL)
-    if not _DECLARATION.isdisjoint(grams) or (("defin" in low or "declar" in low) and _DEFINED_IN.search(low)):
+    if (
+        not _DECLARATION.isdisjoint(grams)
+        or (not _SIGNATURE.isdisjoint(grams) and not _AST_KEYWORD.isdisjoint(grams))
+        or (("defin" in low or "declar" in low) and _DEFINED_IN.search(low))
+    ):
         hit("declaration_term", _Kind.S_REL)
     if ("param" in low or "arg" in low) and _PARAMETER.search(low):
         hit("parameter_pattern", _Kind.S_REL)
-    if ("return" in low or "yield" in low or "devuelv" in low or "retorn" in low) and _RETURN.search(low):
+    if any(stem in low for stem in _RETURN_STEMS) and _RETURN.search(low):
         hit("return_pattern", _Kind.S_REL)
     if not _CONSTRUCT.isdisjoint(grams) or (
-        ("rais" in low or "throw" in low or "catch" in low or "lanza" in low) and _RAISES.search(text)
+        any(stem in low for stem in _RAISE_STEMS) and _RAISES.search(text)
     ):
         hit("construct_pattern", _Kind.S_REL)
     if not _MEMBER_NOUNS.isdisjoint(grams) and _MEMBER.search(low):
         hit("member_pattern", _Kind.S_REL)
 
-    # Behaviour and concepts, read on the prose only (code blanked: `UserRepository.save` is no verb).
+
+def _semantics(prose: str, tokens: list[str], grams: set[str], hit: _Hit) -> None:
+    # Read on the prose only (code blanked: the `save` of `UserRepository.save` is no verb).
     if _HOW.search(prose):
         hit("how_question", _Kind.M_HOW)
     if _question(prose, tokens, grams):
@@ -782,7 +810,7 @@ def _collect(text: str) -> _Evidence:
     if _handles(tokens, grams):
         hit("handles_pattern", _Kind.M_CONCEPT)
     else:
-        # A word inside a concept phrase ("error handling") is not read again as a verb.
+        # A word inside a concept ("error handling", "retry") is not read again as a verb.
         verbs = _VERBS & grams
         if verbs and (not cross or verbs - {w for phrase in cross for w in phrase.split()}):
             hit("intent_verb", _Kind.M_VERB)
@@ -794,15 +822,54 @@ def _collect(text: str) -> _Evidence:
         hit("design_pattern", _Kind.M_CONCEPT)
     if _similar(tokens, grams):
         hit("similarity_indicator", _Kind.SIMILAR)
-
-    # Scope.
     if not _VAGUE.isdisjoint(grams):
         hit("vague_qualifier", _Kind.VAGUE)
     if _broad(tokens, grams):
         hit("broad_scope", _Kind.BROAD)
 
+
+def _collect(text: str) -> _Evidence:
+    """Every indicator in one clause, in a fixed order."""
+    found: dict[str, _Kind] = {}
+
+    def hit(name: str, kind: _Kind) -> None:
+        found.setdefault(name, kind)
+
+    low = _fold(text)
+    code = _code(text, low, hit)
+    # The prose: what is left once code is blanked, folded, as tokens and n-grams.
+    prose = _fold(code.rest)
+    tokens = _TOKEN.findall(prose)
+    grams = _grams(tokens)
+    content = [
+        w
+        for w in tokens
+        if len(w) > 1
+        and not w[0].isdigit()
+        and w not in _STOPWORDS
+        and w not in _USAGE_VERBS
+        and w not in _AST_KEYWORD
+        and w not in _MODIFIER
+    ]
+    if not _EXPLICIT_GREP.isdisjoint(grams):
+        hit("explicit_grep", _Kind.P_EXPLICIT)
+    if ("import" in low or "require(" in text or "#include" in text) and _IMPORT.search(text):
+        hit("exact_import", _Kind.P_EXPLICIT)
+    # A bare upper-case word is a constant only in a short, code-like query (`EINTR`, not a WSGI question).
+    if code.constants or (code.caps and len(content) <= 3 and not _shouting(text)):
+        hit("constant_name", _Kind.P)
+    if code.identifiers:
+        hit("identifier", _Kind.P)
+    if not _USAGE.isdisjoint(grams):
+        hit("usage_lookup", _Kind.SUPPORT)
+        target = _USAGE_TARGET.search(prose)
+        if target and target.group(1) not in _STOPWORDS and target.group(1) not in _AST_KEYWORD:
+            hit("literal_target", _Kind.P)
+    _structure(text, low, grams, code, hit)
+    _semantics(prose, tokens, grams, hit)
+
     colon_question = False
-    head_tail = _HEAD_COLON.match(_blank(text, _spans(quoted))) if ":" in text else None
+    head_tail = _HEAD_COLON.match(_blank(text, code.quoted)) if ":" in text else None
     if head_tail:
         tail = _fold(text[head_tail.start(2) :])
         colon_question = bool(_OPENER.match(tail)) and len(tail.split()) >= 3
@@ -821,7 +888,8 @@ def _collect(text: str) -> _Evidence:
 class _Decision:
     category: QueryCategory
     reasoning: str
-    hybrid: tuple[str, ...] = ()  # hybrid indicators that the rule itself contributes
+    extra: tuple[str, ...] = ()  # indicators the rule itself contributes (mixed_types, ...)
+    confidence: float | None = None  # fixed by the rule instead of computed from the evidence
 
 
 def _decide(ev: _Evidence) -> _Decision | None:
@@ -835,17 +903,24 @@ def _decide(ev: _Evidence) -> _Decision | None:
     behaviour = how or concept or ev.has(_Kind.M_VERB)
     semantic = ev.has(*_SEMANTIC_KINDS)
 
-    if ev.hits and ev.content_words == 0 and all(
-        kind in _PATTERN_KINDS or kind is _Kind.SUPPORT or name == "decorator_syntax" for name, kind in ev.hits
+    if (
+        ev.hits
+        and ev.content_words == 0
+        and all(
+            kind in _PATTERN_KINDS or kind is _Kind.SUPPORT or name == "decorator_syntax"
+            for name, kind in ev.hits
+        )
     ):
-        return _Decision(category=QueryCategory.PATTERN, reasoning="The query is code: a literal search finds it")
+        return _Decision(
+            category=QueryCategory.PATTERN, reasoning="The query is code: a literal search finds it"
+        )
     if ev.has(_Kind.VAGUE):
         return _Decision(category=QueryCategory.HYBRID, reasoning="Vague qualifier: related code of any kind")
     if ev.colon_question and (pattern or relation):
         return _Decision(
             category=QueryCategory.HYBRID,
             reasoning="Names exact code, then asks a question about its behaviour",
-            hybrid=("literal_with_question",),
+            extra=("literal_with_question",),
         )
     if ev.has(_Kind.SIMILAR):
         if pattern or construct or relation:
@@ -862,13 +937,13 @@ def _decide(ev: _Evidence) -> _Decision | None:
             return _Decision(
                 category=QueryCategory.HYBRID,
                 reasoning="Code structure plus a question about behaviour",
-                hybrid=("mixed_types",),
+                extra=("mixed_types",),
             )
         if concept and not pattern:
             return _Decision(
                 category=QueryCategory.HYBRID,
                 reasoning="Structure applied to a concept: structural plus semantic",
-                hybrid=("mixed_types",),
+                extra=("mixed_types",),
             )
         return _Decision(
             category=QueryCategory.STRUCTURAL, reasoning="Requires AST-level understanding of code structure"
@@ -880,7 +955,7 @@ def _decide(ev: _Evidence) -> _Decision | None:
             return _Decision(
                 category=QueryCategory.HYBRID,
                 reasoning="Exact code plus a conceptual question",
-                hybrid=("mixed_types",),
+                extra=("mixed_types",),
             )
         if ev.plural_construct and not explicit:
             return _Decision(
@@ -890,7 +965,8 @@ def _decide(ev: _Evidence) -> _Decision | None:
     if construct:
         if behaviour:
             return _Decision(
-                category=QueryCategory.SEMANTIC, reasoning="Asks what code does; construct names are incidental"
+                category=QueryCategory.SEMANTIC,
+                reasoning="Asks what code does; construct names are incidental",
             )
         return _Decision(category=QueryCategory.STRUCTURAL, reasoning="Asks for code constructs of a kind")
     if semantic:
@@ -899,6 +975,14 @@ def _decide(ev: _Evidence) -> _Decision | None:
         )
     if ev.has(_Kind.BROAD):
         return _Decision(category=QueryCategory.HYBRID, reasoning="Wide scope query")
+    if ev.content_words >= _DESCRIPTION_MIN_WORDS:
+        # No indicator, but several words of prose: a description of behaviour ("webhook signature check").
+        return _Decision(
+            category=QueryCategory.SEMANTIC,
+            reasoning="A plain description, no code or structure named",
+            extra=("plain_description",),
+            confidence=DESCRIPTION_CONFIDENCE,
+        )
     return None
 
 
@@ -913,9 +997,11 @@ def _strong_other(ev: _Evidence, category: QueryCategory) -> bool:
 
 
 def _confidence(ev: _Evidence, decision: _Decision, extra_hybrid: tuple[str, ...] = ()) -> float:
+    if decision.confidence is not None:
+        return decision.confidence
     category = decision.category
     if category is QueryCategory.HYBRID:
-        units = sum(_UNITS[n] for n in (*extra_hybrid, *decision.hybrid))
+        units = sum(_UNITS[n] for n in (*extra_hybrid, *decision.extra))
         units += ev.units(frozenset({_Kind.VAGUE, _Kind.BROAD, _Kind.SIMILAR}))
         units += ev.categories_present()
         return round(min(0.90, 0.60 + 0.05 * units), 2)
@@ -935,11 +1021,10 @@ def _confidence(ev: _Evidence, decision: _Decision, extra_hybrid: tuple[str, ...
 
 def _indicators(ev: _Evidence, decision: _Decision, extra_hybrid: tuple[str, ...] = ()) -> tuple[str, ...]:
     names = tuple(name for name, _ in ev.hits)
+    first = (*extra_hybrid, *decision.extra)
     if decision.category is QueryCategory.HYBRID:
-        first = (*extra_hybrid, *decision.hybrid)
-        scope = tuple(n for n in names if n in ("vague_qualifier", "broad_scope", "similarity_indicator"))
-        return tuple(dict.fromkeys((*first, *scope, *names)))
-    return names
+        first += tuple(n for n in names if n in ("vague_qualifier", "broad_scope", "similarity_indicator"))
+    return tuple(dict.fromkeys((*first, *names)))
 
 
 def _fallback(indicators: tuple[str, ...], reasoning: str) -> Classification:
@@ -967,25 +1052,36 @@ def _split_clauses(text: str) -> list[str]:
 _MAX_PARTS = 4
 
 
+def _part_decision(ev: _Evidence, later: bool) -> _Decision | None:
+    if later and ev.content_words == 0 and ev.kinds <= _LITERAL_KINDS:
+        # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
+        return None
+    return _decide(ev)
+
+
 def _classify_conjunction(text: str) -> Classification | None:
-    parts = _split_clauses(text)
+    """HYBRID when the clauses of a query are of different kinds, or a later clause asks its own question
+    about named code; None to classify the query as one clause."""
+    parts = _split_clauses(text)[:_MAX_PARTS]
     if len(parts) < 2:
         return None
-    evidences = [_collect(p) for p in parts[:_MAX_PARTS]]
-    decisions = [_decide(ev) for ev in evidences]
-    for k, ev in enumerate(evidences):
-        if decisions[k] is None and ev.content_words >= 3:
-            # Prose with no indicator still describes behaviour ("the task counter that it waits on").
-            decisions[k] = _Decision(category=QueryCategory.SEMANTIC, reasoning="Describes behaviour")
-        elif k and ev.content_words == 0 and all(kind in _PATTERN_KINDS or kind is _Kind.SUPPORT for _, kind in ev.hits):
-            # A later part that is only code ("__enter__ and __exit__") continues the first part's list.
-            decisions[k] = None
-    kinds = {d.category for d in decisions if d is not None}
-    opener = any(_OPENER.match(_fold(p)) for p in parts[1:_MAX_PARTS])
-    named = any(ev.named_code for ev in evidences)
+    evidences: list[_Evidence] = []
+    decisions: list[_Decision | None] = []
+    kinds: set[QueryCategory] = set()
+    for k, part in enumerate(parts):
+        evidences.append(_collect(part))
+        decisions.append(_part_decision(evidences[-1], later=k > 0))
+        if decisions[-1] is not None:
+            kinds.add(decisions[-1].category)
+        if len(kinds) >= 2:  # decided: the remaining parts cannot undo it
+            break
     if len(kinds) >= 2:
         extra = ("conjunction", "mixed_types")
-    elif opener and (named or None in decisions) and kinds:
+    elif (
+        kinds
+        and any(_OPENER.match(_fold(p)) for p in parts[1:])
+        and (None in decisions or any(ev.named_code for ev in evidences))
+    ):
         extra = ("conjunction", "multi_part")
     else:
         return None
@@ -997,7 +1093,7 @@ def _classify_conjunction(text: str) -> Classification | None:
     )
     decision = _Decision(
         category=QueryCategory.HYBRID,
-        reasoning="Several clauses of different kinds: " + " + ".join(sorted(k.value for k in kinds)),
+        reasoning="Clauses of different kinds: " + " + ".join(sorted(k.value for k in kinds)),
     )
     return Classification(
         category=QueryCategory.HYBRID,
@@ -1010,7 +1106,9 @@ def _classify_conjunction(text: str) -> Classification | None:
 
 def classify(query: str) -> Classification:
     """Classify a search query and suggest the tool to route it to. Total and deterministic."""
-    text = " ".join(unicodedata.normalize("NFC", query[: MAX_CLASSIFY_CHARS * 4]).split())[:MAX_CLASSIFY_CHARS]
+    text = " ".join(unicodedata.normalize("NFC", query[: MAX_CLASSIFY_CHARS * 4]).split())[
+        :MAX_CLASSIFY_CHARS
+    ]
     if not text:
         return _fallback(("empty_query",), "Empty query, using safe default")
     if len(text) < MIN_QUERY_CHARS:

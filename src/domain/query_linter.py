@@ -29,6 +29,7 @@ import enum
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -99,7 +100,12 @@ def _as_tuple(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def _as_aliases(values: Mapping[str, Iterable[str]]) -> Mapping[str, tuple[str, ...]]:
-    return {str(phrase): tuple(anchors) for phrase, anchors in values.items()}
+    # Read-only: the anchor index is built once from it.
+    return MappingProxyType({str(phrase): tuple(anchors) for phrase, anchors in values.items()})
+
+
+def _spec_doc_terms() -> frozenset[str]:
+    return frozenset({"docs", "guía", "manual"})  # the spec's own list
 
 
 class _Kind(enum.IntEnum):
@@ -151,7 +157,7 @@ class LinterConfig:
     strong_anchors: frozenset[str] = attrs.field(converter=_as_frozenset)
     weak_anchors: frozenset[str] = attrs.field(converter=_as_frozenset)
     aliases: Mapping[str, tuple[str, ...]] = attrs.field(converter=_as_aliases, factory=dict)
-    doc_intent_terms: frozenset[str] = attrs.field(converter=_as_frozenset, factory=frozenset)
+    doc_intent_terms: frozenset[str] = attrs.field(converter=_as_frozenset, factory=_spec_doc_terms)
     doc_boost_anchors: tuple[str, ...] = attrs.field(converter=_as_tuple, default=("docs/", "readme.md"))
     default_boost_anchors: tuple[str, ...] = attrs.field(
         converter=_as_tuple, default=("agent.md", "prime.md")
@@ -501,12 +507,11 @@ def _expand(tokens: tuple[str, ...], anchors: AnchorsDetected, config: LinterCon
 
 def lint(query: str, config: LinterConfig = DEFAULT_LINTER_CONFIG) -> LintPlan:
     """Classify a query and, when it is vague, propose a deterministic expansion. Never raises."""
-    cfg = config
     normalized = normalize_query(query)
     tokens = tokenize(normalized)
-    anchors = _detect(tokens, cfg)
+    anchors = _detect(tokens, config)
     query_class = _classify(len(tokens), anchors)
-    changes = _expand(tokens, anchors, cfg) if query_class is QueryClass.VAGUE else LintChanges()
+    changes = _expand(tokens, anchors, config) if query_class is QueryClass.VAGUE else LintChanges()
     added = changes.added_strong + changes.added_weak
     expanded = " ".join((normalized, *added)) if added else normalized
     return LintPlan(
