@@ -250,9 +250,18 @@ def test_custom_config_from_scratch() -> None:
     assert lint("la caja de herramientas", config).anchors_detected.strong == ("toolbox.py",)
     assert lint("theme", config).changes.added_strong == ("main.py",)
     assert lint("ayuda", config).changes.added_strong == ("docs/", "readme.md")
+    with pytest.raises(TypeError):
+        config.aliases["otra"] = ("x.py",)  # type: ignore[index]
     # Not in this config's lists: the defaults do not leak in.
     assert lint("update telemetry logic", config).query_class is QueryClass.VAGUE
     assert lint("see src/app.py now", config).anchors_detected.strong == ()
+
+
+def test_spec_doc_terms_are_the_default() -> None:
+    config = LinterConfig(strong_anchors=frozenset(), weak_anchors=frozenset())
+    for query in ("docs", "guia", "MANUAL"):
+        assert lint(query, config).reasons == ("doc_intent_boost",)
+    assert lint("help", config).reasons == ("vague_default_boost",)
 
 
 def test_with_anchors_adds_segment_names() -> None:
