@@ -27,8 +27,9 @@ English and Spanish, accent-insensitive.
    similarity                                -> HYBRID next to code or constructs, else SEMANTIC
    broad scope over behaviour or concepts    -> HYBRID
    explicit literal request (grep, "the string") -> PATTERN
-   a structural relation                     -> STRUCTURAL; HYBRID with a how-question, or with a concept
-                                                and no named code ("classes that implement caching")
+   a structural relation                     -> STRUCTURAL; with a how-question SEMANTIC, or HYBRID when
+                                                code is named; HYBRID with a concept and no named code
+                                                ("classes that implement caching")
    named code                                -> HYBRID with behaviour words or a long question,
                                                 STRUCTURAL with plural construct names, else PATTERN
    construct names                           -> SEMANTIC when behaviour words ride along, else STRUCTURAL
@@ -580,6 +581,7 @@ class _Evidence:
     content_words: int  # natural-language words outside code spans and stop words
     colon_question: bool
     plural_construct: bool
+    prose_like: bool = False  # mostly letters and spaces: words, not noise
     kinds: frozenset[_Kind] = attrs.field(init=False)
     named_code: bool = attrs.field(init=False)  # some literal code is named (usage_lookup alone is not)
 
@@ -878,6 +880,7 @@ def _collect(text: str) -> _Evidence:
         content_words=len(content),
         colon_question=colon_question,
         plural_construct=not _AST_PLURAL.isdisjoint(grams),
+        prose_like=sum(1 for ch in text if ch.isalpha() or ch == " ") >= 0.9 * len(text),
     )
 
 
@@ -933,11 +936,16 @@ def _decide(ev: _Evidence) -> _Decision | None:
     if "explicit_grep" in ev.names(_Kind.P_EXPLICIT) and not how:
         return _Decision(category=QueryCategory.PATTERN, reasoning="Asks for literal text outright")
     if relation:
-        if how:
+        if how and pattern:
             return _Decision(
                 category=QueryCategory.HYBRID,
-                reasoning="Code structure plus a question about behaviour",
+                reasoning="Named code structure plus a question about behaviour",
                 extra=("mixed_types",),
+            )
+        if how:
+            return _Decision(
+                category=QueryCategory.SEMANTIC,
+                reasoning="A question about how a kind of structure behaves",
             )
         if concept and not pattern:
             return _Decision(
@@ -963,7 +971,8 @@ def _decide(ev: _Evidence) -> _Decision | None:
             )
         return _Decision(category=QueryCategory.PATTERN, reasoning="Exact text: a literal search finds it")
     if construct:
-        if behaviour:
+        # A modifier alone ("the public key", "the final result") is prose next to a question.
+        if behaviour or (semantic and "ast_keyword" not in ev.names(_Kind.S_WEAK)):
             return _Decision(
                 category=QueryCategory.SEMANTIC,
                 reasoning="Asks what code does; construct names are incidental",
@@ -975,7 +984,7 @@ def _decide(ev: _Evidence) -> _Decision | None:
         )
     if ev.has(_Kind.BROAD):
         return _Decision(category=QueryCategory.HYBRID, reasoning="Wide scope query")
-    if ev.content_words >= _DESCRIPTION_MIN_WORDS:
+    if ev.content_words >= _DESCRIPTION_MIN_WORDS and ev.prose_like:
         # No indicator, but several words of prose: a description of behaviour ("webhook signature check").
         return _Decision(
             category=QueryCategory.SEMANTIC,
@@ -1037,19 +1046,25 @@ def _fallback(indicators: tuple[str, ...], reasoning: str) -> Classification:
     )
 
 
-def _split_clauses(text: str) -> list[str]:
-    """Split at conjunctions outside quotes; parts without a word of their own stay attached."""
+_MAX_PARTS = 4  # clauses read in a long query: bounded time, and four clauses already say what it is
+
+
+def _split_clauses(text: str, limit: int) -> list[str]:
+    """The first `limit` clauses between conjunctions outside quotes (a clause needs a word of its own)."""
     masked = _blank(text, _spans(list(_QUOTED.finditer(text)))) if not _QUOTE_CHARS.isdisjoint(text) else text
     parts: list[str] = []
     start = 0
     for m in _CONJUNCTION.finditer(masked):
-        parts.append(text[start : m.start()])
+        part = text[start : m.start()].strip()
         start = m.end()
-    parts.append(text[start:])
-    return [p for p in (p.strip() for p in parts) if _WORD.search(p)]
-
-
-_MAX_PARTS = 4
+        if _WORD.search(part):
+            parts.append(part)
+            if len(parts) == limit:
+                return parts
+    part = text[start:].strip()
+    if _WORD.search(part):
+        parts.append(part)
+    return parts
 
 
 def _part_decision(ev: _Evidence, later: bool) -> _Decision | None:
@@ -1062,7 +1077,7 @@ def _part_decision(ev: _Evidence, later: bool) -> _Decision | None:
 def _classify_conjunction(text: str) -> Classification | None:
     """HYBRID when the clauses of a query are of different kinds, or a later clause asks its own question
     about named code; None to classify the query as one clause."""
-    parts = _split_clauses(text)[:_MAX_PARTS]
+    parts = _split_clauses(text, _MAX_PARTS)
     if len(parts) < 2:
         return None
     evidences: list[_Evidence] = []
