@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -90,6 +91,16 @@ def _engine(segment: str, **options: Any) -> Engine:
     return engine
 
 
+def _answer(segment: str, as_json: bool, call: Callable[[Engine], Response]) -> None:
+    """Open the segment, ask one question, close, print the answer with its exit code."""
+    engine = _engine(segment)
+    try:
+        response = call(engine)
+    finally:
+        engine.close()
+    _emit(response, as_json)
+
+
 def _emit(response: Response, as_json: bool) -> None:
     from ..render import exit_code, write_errors, write_human, write_json
 
@@ -145,12 +156,7 @@ def index_cmd(
 @app.command("status")
 def status_cmd(segment: SegmentOpt = ".", as_json: JsonOpt = False) -> None:
     """Show what the index of a segment holds."""
-    engine = _engine(segment)
-    try:
-        response = engine.status()
-    finally:
-        engine.close()
-    _emit(response, as_json)
+    _answer(segment, as_json, lambda engine: engine.status())
 
 
 @ctx_app.command("search")
@@ -168,14 +174,13 @@ def search_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """L0: the few places that answer a question, ranked."""
-    engine = _engine(segment)
-    try:
-        response = engine.search(
+    _answer(
+        segment,
+        as_json,
+        lambda engine: engine.search(
             query, limit=limit, mode=mode, lint=False if no_lint else (True if lint else None)
-        )
-    finally:
-        engine.close()
-    _emit(response, as_json)
+        ),
+    )
 
 
 @ctx_app.command("get")
@@ -188,12 +193,7 @@ def get_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """L3: raw source by hit id or path[:START-END], cut to the byte budget."""
-    engine = _engine(segment)
-    try:
-        response = engine.get(id=id, path=path)
-    finally:
-        engine.close()
-    _emit(response, as_json)
+    _answer(segment, as_json, lambda engine: engine.get(id=id, path=path))
 
 
 @ast_app.command("symbols")
@@ -203,12 +203,7 @@ def ast_symbols_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """L1: the skeleton of a file or class: names, signatures, first doc lines, line ranges."""
-    engine = _engine(segment)
-    try:
-        response = engine.symbols(uri)
-    finally:
-        engine.close()
-    _emit(response, as_json)
+    _answer(segment, as_json, lambda engine: engine.symbols(uri))
 
 
 @ast_app.command("snippet")
@@ -218,12 +213,7 @@ def ast_snippet_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """L2: one definition's source, cut to the snippet budget."""
-    engine = _engine(segment)
-    try:
-        response = engine.snippet(uri)
-    finally:
-        engine.close()
-    _emit(response, as_json)
+    _answer(segment, as_json, lambda engine: engine.snippet(uri))
 
 
 @ctx_app.command("lint")
