@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
+from ..domain.regex_literals import required_literals
 from ..domain.structural_query import StructuralQuery, base_matches, decorator_matches
-from .ports import IndexReader
+from .ports import CodePatternMatcher, FileSource, IndexReader
 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 _CODEISH = re.compile(
     r"[A-Za-z_][\w]*(?:[.(\[][\w.()\[\]'\"=,\s]*)+|[A-Z][A-Z0-9_]{2,}|\w*_\w+|\w*[a-z][A-Z]\w*"
 )
 _CODE_PUNCT = re.compile(r"[()\[\]{}.=:_]")
+_SUMMARY = re.compile(r"\s*(?:async\s+def|def|class)\s")
 
 
 def literals(query: str, *, code_words: bool = True) -> list[str]:
@@ -71,12 +74,151 @@ class PatternEngine:
         return ranked[:limit]
 
 
+_PATTERN_WORD = re.compile(r"(?<![$\w])[A-Za-z_]\w{2,}")
+_METAVARIABLE = re.compile(r"\$\$\$[A-Z_]*|\$[A-Z_][A-Z0-9_]*")
+
+
+def looks_like_code_pattern(query: str) -> bool:
+    """An ast-grep pattern: code with `$NAME` / `$$$` metavariables (`$X.append($Y)`)."""
+    return bool(_METAVARIABLE.search(query)) and bool(re.search(r"[().:=\[]", query))
+
+
+class AstPatternEngine:
+    """ast-grep patterns over the segment's Python files: the trigram index narrows to files holding the
+    pattern's longest plain word, ast-grep decides on the syntax tree. Hits are the enclosing chunks,
+    at the matched line, with the matched code as the preview."""
+
+    MAX_FILES = 5000
+
+    def __init__(self, reader: IndexReader, source: FileSource, matcher: CodePatternMatcher) -> None:
+        self._reader = reader
+        self._source = source
+        self._matcher = matcher
+
+    def validate(self, pattern: str) -> None:
+        self._matcher.validate(pattern, "python")
+
+    def search(self, pattern: str, limit: int, plan: dict[str, object]) -> list[Hit]:
+        words = sorted(
+            set(_PATTERN_WORD.findall(_METAVARIABLE.sub(" ", pattern))), key=lambda w: (-len(w), w)
+        )
+        if words:
+            paths = sorted({c.path for c in self._reader.substring_candidates(words[:1], limit=20000)})
+        else:
+            paths = [f.path for f in self._reader.files()]
+        paths = [p for p in paths if p.endswith((".py", ".pyi"))][: self.MAX_FILES]
+        plan["code_pattern"] = {"pattern": pattern, "prefilter": words[:1], "files": len(paths)}
+        hits: list[Hit] = []
+        for path in paths:
+            try:
+                text = self._source.read_bytes(path).decode("utf-8", errors="replace")
+            except Exception:  # deleted or unreadable since indexing: the next refresh catches up
+                continue
+            for match in self._matcher.find(pattern, "python", text, limit):
+                chunk = self._reader.containing_chunk(path, match.start_line) or next(
+                    iter(self._reader.iter_chunks([path])), None
+                )
+                if chunk is None:
+                    continue
+                preview = "\n".join(match.text.splitlines()[:4])[:300]
+                hits.append(
+                    Hit(
+                        chunk=chunk,
+                        score=1.0,
+                        match_type="code_pattern",
+                        line=match.start_line,
+                        preview=preview,
+                    )
+                )
+            if len(hits) >= limit * 4:
+                break
+        best: dict[tuple[str, int], Hit] = {}
+        for h in hits:  # one hit per enclosing chunk: its first match
+            best.setdefault((h.chunk.id, 0), h)
+        return sorted(best.values(), key=lambda h: (h.chunk.path, h.line))[:limit]
+
+
+class InvalidRegex(ValueError):
+    """The pattern does not compile; the message says where."""
+
+
+def compile_smart_case(pattern: str) -> re.Pattern[str]:
+    """Compile like ripgrep's smart case: case-insensitive unless the pattern has an upper-case letter
+    (escapes such as \\W or \\S do not count)."""
+    unescaped = re.sub(r"\\.", "", pattern)
+    flags = 0 if any(ch.isupper() for ch in unescaped) else re.IGNORECASE
+    try:
+        return re.compile(pattern, flags | re.MULTILINE)
+    except re.error as exc:
+        raise InvalidRegex(f"invalid regular expression {pattern!r}: {exc}") from None
+    except (OverflowError, RecursionError):
+        raise InvalidRegex(f"regular expression too large or too deeply nested: {pattern[:80]!r}") from None
+
+
+class RegexEngine:
+    """Regex look-ups: the trigram index narrows to chunks holding the regex's required literals, the
+    regex decides on each line. With no usable literal every chunk is scanned (the plan says so)."""
+
+    SCAN_CAP = 200_000  # chunks; a bigger index answers from the first ones and says it stopped
+
+    def __init__(self, reader: IndexReader) -> None:
+        self._reader = reader
+
+    def search(self, compiled: re.Pattern[str], limit: int, plan: dict[str, object]) -> list[Hit]:
+        needles = required_literals(compiled.pattern)
+        if compiled.flags & re.IGNORECASE:  # LIKE folds ASCII only
+            needles = [n for n in needles if n.isascii()]
+        plan["regex"] = {"pattern": compiled.pattern, "literals": needles[:1], "scan": not needles}
+        if needles:
+            chunks = iter(self._reader.substring_candidates(needles[:1], limit=2000))
+        else:
+            chunks = self._reader.iter_chunks()
+        hits: list[Hit] = []
+        for n, chunk in enumerate(chunks):
+            if n >= self.SCAN_CAP:
+                plan["regex"]["stopped_after"] = n  # type: ignore[index]
+                break
+            found = _first_matching_line(chunk, lambda line: compiled.search(line) is not None)
+            if found[0]:
+                line_no, line = found
+                defines = _SUMMARY.match(line) is not None
+                score = (2.0 if defines else 1.0) * (
+                    0.8 if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT) else 1
+                )
+                hits.append(
+                    Hit(
+                        chunk=chunk, score=score, match_type="regex", line=line_no, preview=line.strip()[:300]
+                    )
+                )
+        hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
+        return hits[:limit]
+
+
 def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, str]:
     want = needle if case_sensitive else needle.lower()
+    if case_sensitive:
+        return _first_matching_line(chunk, lambda line: want in line)
+    return _first_matching_line(chunk, lambda line: want in line.lower())
+
+
+def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int, str]:
+    """The first line of the chunk holding the needle, with its line number in the file.
+
+    Module and class chunks are not contiguous: a class chunk is its header (start..end_line) followed by
+    the class-level lines between its methods, each method kept as its `def` line only. A match on such a
+    summary line belongs to the method's own chunk, so it is skipped here; other lines past the header
+    have no exact number and report the chunk's first line (as module chunks do)."""
+    header = chunk.end_line - chunk.start_line
     for offset, line in enumerate(chunk.body.splitlines()):
-        hay = line if case_sensitive else line.lower()
-        if want in hay:
-            return chunk.start_line + offset if chunk.kind is not ChunkKind.MODULE else chunk.start_line, line
+        if not test(line):
+            continue
+        if chunk.kind is ChunkKind.MODULE:
+            return chunk.start_line, line
+        if chunk.kind is ChunkKind.CLASS and offset > header:
+            if _SUMMARY.match(line):
+                continue
+            return chunk.start_line, line
+        return chunk.start_line + offset, line
     return 0, ""
 
 

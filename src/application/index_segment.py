@@ -11,16 +11,23 @@ from collections.abc import Callable
 import attrs
 
 from ..domain.code import FileState
+from .embedding import EmbedReport
 from .ports import CodeParser, FileSource, FileUpdate, IndexWriter, ProgressSink, SourceFile
 
 BATCH_FILES = 256
 BATCH_SECONDS = 2.0
 BINARY_SNIFF = 8192
+# A run that writes this many files drops the substring accelerator and rebuilds it once at the end
+# (or leaves it for later): maintaining a trigram index row by row costs more than the parse itself.
+BULK_FILES = 200
 
 
 @attrs.frozen(kw_only=True)
 class IndexRequest:
     full: bool = False  # re-parse every file, ignoring what is stored
+    # Leave the substring accelerator for a later explicit run (an implicit build before a search
+    # should make the segment searchable as soon as possible; pattern look-ups scan meanwhile).
+    defer_substring_index: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -32,8 +39,11 @@ class IndexReport:
     symbols_added: int
     parse_errors: int
     skipped: dict[str, int]
-    seconds: float
+    seconds: float  # the whole run
     parse_error_files: tuple[str, ...] = ()
+    searchable_seconds: float = 0.0  # until every file was committed and searchable
+    substring_index_seconds: float = 0.0  # building the trigram accelerator after that (0: not built)
+    embeddings: EmbedReport | None = None  # the vectors' sync, when an embedder is configured
 
     @property
     def changed(self) -> int:
@@ -100,6 +110,8 @@ class IndexSegment:
 
         total = len(work)
         report(0, total, f"indexing {total} files" if total else "index up to date")
+        if total >= BULK_FILES and self._writer.substring_index_ready():
+            self._writer.suspend_substring_index()
         if deleted or touched:
             self._writer.apply([], deleted, touched)
         batch: list[FileUpdate] = []
@@ -121,7 +133,15 @@ class IndexSegment:
                 report(done, total, path)
         if batch:
             self._writer.apply(batch, [], [])
-        self._writer.finish_run(self._clock())
+        if done or deleted or touched or request.full or not self._writer.has_completed_run():
+            self._writer.finish_run(self._clock())  # a no-change refresh writes nothing
+        searchable = time.perf_counter() - started
+        substring_seconds = 0.0
+        if not request.defer_substring_index and not self._writer.substring_index_ready():
+            report(total, total, "building the substring index")
+            t = time.perf_counter()
+            self._writer.build_substring_index()
+            substring_seconds = time.perf_counter() - t
         report(total, total, "done")
         return IndexReport(
             files_seen=len(candidates),
@@ -133,6 +153,8 @@ class IndexSegment:
             skipped={k: v for k, v in sorted(skipped.items()) if v},
             seconds=time.perf_counter() - started,
             parse_error_files=tuple(error_files[:50]),
+            searchable_seconds=searchable,
+            substring_index_seconds=substring_seconds,
         )
 
 

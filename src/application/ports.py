@@ -11,6 +11,7 @@ from typing import Protocol
 import attrs
 
 from ..domain.code import Chunk, FileState, ParsedFile, Symbol
+from .telemetry import TelemetryEvent
 
 
 @attrs.frozen(kw_only=True)
@@ -97,6 +98,18 @@ class IndexWriter(Protocol):
 
     def finish_run(self, built_at: str) -> None: ...
 
+    def has_completed_run(self) -> bool: ...
+
+    def substring_index_ready(self) -> bool:
+        """Whether the substring accelerator (trigram index) is built and maintained."""
+        ...
+
+    def suspend_substring_index(self) -> None:
+        """Drop the accelerator before a bulk load (look-ups scan meanwhile, same answers)."""
+        ...
+
+    def build_substring_index(self) -> None: ...
+
     def rebuild_needed(self) -> bool:
         """True when the stored schema differs from this version's (the store then starts empty)."""
         ...
@@ -152,3 +165,40 @@ class IndexReader(Protocol):
 
 class ProgressSink(Protocol):
     def __call__(self, done: int, total: int, message: str) -> None: ...
+
+
+class TelemetrySink(Protocol):
+    """Where call events go (JSONL under `.trifecta/telemetry/`, or nowhere). `record` never raises: a
+    telemetry failure must not fail the command it describes."""
+
+    def record(self, event: TelemetryEvent) -> None: ...
+
+    def events(self) -> Iterator[dict[str, object]]:
+        """The stored events, oldest first (malformed lines are left out)."""
+        ...
+
+    def counters(self) -> dict[str, int]:
+        """The cumulative query-linter.md counters."""
+        ...
+
+
+@attrs.frozen(kw_only=True)
+class CodeMatch:
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str
+
+
+class InvalidCodePattern(ValueError):
+    """The code pattern does not parse in the language; the message says why."""
+
+
+class CodePatternMatcher(Protocol):
+    """Structural code search (ast-grep patterns with $VAR / $$$ metavariables)."""
+
+    def validate(self, pattern: str, language: str) -> None:
+        """Raises InvalidCodePattern when the pattern cannot be used."""
+        ...
+
+    def find(self, pattern: str, language: str, text: str, limit: int) -> list[CodeMatch]: ...
+

@@ -6,6 +6,8 @@ Tasks 4 and 5).
   meaningful words are rewritten.
 * ``apply_focus`` multiplies by ``FOCUS_MULTIPLIER`` (0.7, the document's decision) the score of every
   result on the side the focus is not about, then re-sorts.
+* ``parse_rewrite_reply`` reads a model's reply into a ``RewrittenQuery`` (terms + focus) or a ``BadReply``
+  with the reason, whatever the adapter that fetched it.
 
 Decisions where the document is silent:
 
@@ -27,9 +29,12 @@ Decisions where the document is silent:
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+import attrs
 
 T = TypeVar("T")
 
@@ -149,3 +154,75 @@ def parse_focus(value: object) -> Focus:
         except ValueError:
             return Focus.ALL
     return Focus.ALL
+
+
+# --- the model's reply (llm-query-rewriting.md Task 3, ``_parse_response``) ------------------------------
+
+MAX_TERMS = 8
+MAX_TERM_CHARS = 80
+# A fenced block anywhere in the reply: small models often wrap the JSON in ```json ... ``` and add prose.
+_FENCE_RE = re.compile(r"```[\w+-]*[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+@attrs.frozen(kw_only=True)
+class RewrittenQuery:
+    """An LLM's reading of a question: code search terms, and which side of the code it is about."""
+
+    terms: tuple[str, ...] = attrs.field(validator=attrs.validators.min_len(1))
+    focus: Focus = Focus.ALL
+
+
+class BadReply(ValueError):
+    """A model reply that cannot be used; the message says why, for the search plan."""
+
+
+def parse_rewrite_reply(content: object) -> RewrittenQuery:
+    """The rewrite in a model's reply, or ``BadReply``; never another exception.
+
+    Accepted, beyond the document's bare JSON object: a markdown fence around it, prose around the object
+    (the outermost ``{...}`` is read), and ``terms`` given as one comma-separated string. Terms are
+    stripped, de-duplicated case-insensitively, cut to ``MAX_TERM_CHARS`` and at most ``MAX_TERMS`` are
+    kept, so a runaway reply cannot flood the search. A missing or unknown focus is ``Focus.ALL``.
+    """
+    if not isinstance(content, str):
+        raise BadReply("the reply has no text content")
+    text = content.strip()
+    fenced = _FENCE_RE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    doc = _json_object(text)
+    raw_terms = doc.get("terms")
+    if isinstance(raw_terms, str):
+        raw_terms = raw_terms.split(",")
+    if not isinstance(raw_terms, list):
+        raise BadReply('the reply has no "terms" list')
+    terms: list[str] = []
+    seen: set[str] = set()
+    for raw in raw_terms:
+        if not isinstance(raw, str):
+            continue
+        term = " ".join(raw.split())[:MAX_TERM_CHARS].strip()
+        if term and term.casefold() not in seen:
+            seen.add(term.casefold())
+            terms.append(term)
+        if len(terms) == MAX_TERMS:
+            break
+    if not terms:
+        raise BadReply('the reply\'s "terms" hold no text')
+    return RewrittenQuery(terms=tuple(terms), focus=parse_focus(doc.get("focus")))
+
+
+def _json_object(text: str) -> dict[str, object]:
+    candidates = [text]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end and (start, end) != (0, len(text) - 1):
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            doc = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(doc, dict):
+            return doc
+    excerpt = " ".join(text.split())[:60]
+    raise BadReply(f"the reply is not a JSON object: {excerpt!r}")

@@ -9,7 +9,9 @@ any path that resolves outside the segment.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import stat as statmod
 from collections import Counter
 from collections.abc import Sequence
@@ -47,7 +49,7 @@ class LocalFileSource(FileSource):
         self.root = Path(root).resolve()
         self.max_file_bytes = max_file_bytes
         self._extra = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
-        self._secrets = GitIgnoreSpec.from_lines(list(secret_patterns))
+        self._secrets = _SecretMatcher(secret_patterns)
 
     # ---------------------------------------------------------------- listing
     def scan(self) -> Scan:
@@ -92,7 +94,7 @@ class LocalFileSource(FileSource):
                 if self._ignored(rel, specs):
                     skipped["ignored"] += 1
                     continue
-                if self._secrets.match_file(entry.name) or self._secrets.match_file(rel):
+                if self._secrets.matches(entry.name, rel):
                     skipped["secret"] += 1
                     continue
                 try:
@@ -105,9 +107,6 @@ class LocalFileSource(FileSource):
                     continue
                 if st.st_size > self.max_file_bytes:
                     skipped["too_large"] += 1
-                    continue
-                if not os.access(entry.path, os.R_OK):
-                    skipped["unreadable"] += 1
                     continue
                 files.append(SourceFile(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns))
         files.sort(key=lambda f: f.path)
@@ -142,7 +141,7 @@ class LocalFileSource(FileSource):
         parts = path.replace("\\", "/").split("/")
         if any(p in DEFAULT_EXCLUDED_DIRS or p.endswith(".egg-info") for p in parts[:-1]):
             return False
-        if self._secrets.match_file(parts[-1]) or self._secrets.match_file(path):
+        if self._secrets.matches(parts[-1], path):
             return False
         specs: tuple[tuple[str, GitIgnoreSpec], ...] = ()
         rel_dir = ""
@@ -181,6 +180,28 @@ class LocalFileSource(FileSource):
         except OSError:
             return None
         return SourceFile(path=path, size=st.st_size, mtime_ns=st.st_mtime_ns)
+
+
+class _SecretMatcher:
+    """Secret-file patterns. Plain name globs (`*.pem`, `.env.*`: the defaults) compile into one regex
+    over the file name, which is what makes a no-change refresh cheap; patterns with a `/` or a `!`
+    keep full gitignore semantics over the relative path."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        patterns = [p.strip() for p in patterns if p.strip() and not p.lstrip().startswith("#")]
+        if any("/" in p or p.startswith("!") or "**" in p for p in patterns):
+            self._regex = None
+            self._spec: GitIgnoreSpec | None = GitIgnoreSpec.from_lines(patterns)
+        else:
+            self._spec = None
+            joined = "|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or r"(?!)"
+            self._regex = re.compile(joined)
+
+    def matches(self, name: str, rel: str) -> bool:
+        if self._regex is not None:
+            return self._regex.match(name) is not None
+        assert self._spec is not None
+        return self._spec.match_file(name) or self._spec.match_file(rel)
 
 
 def _inside(target: str, root: str) -> bool:

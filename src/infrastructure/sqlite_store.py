@@ -11,7 +11,9 @@ Schema (version in `meta.schema_version`; a mismatch or a damaged file rebuilds,
     chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
                 text is identifier-expanded (`parseHTTPHeader parse http header`); ranked by bm25 with
                 field weights name > qualname, signature > doc > body > path
-    chunks_tri  FTS5(body) trigram, detail=column, external content = chunks: substring look-ups (LIKE)
+    chunks_tri  FTS5(body) trigram, detail=none, external content = chunks: substring look-ups (LIKE).
+                An accelerator, built after the main pass of a large run (`meta.substring_index` = 'ready'
+                once built); until then substring look-ups scan `chunks` with LIKE, same answers, slower.
 
 WAL journal; every batch of files is one transaction, so a run killed at any moment leaves the last
 committed, consistent index. Extension loading is never needed.
@@ -39,7 +41,7 @@ from ..application.ports import (
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.terms import expand_identifiers
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
 
 _SCHEMA = f"""
@@ -64,8 +66,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, qualname, signature, doc, body, path, content = '',
     tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(
-    body, content = 'chunks', content_rowid = 'rowid', tokenize = 'trigram', detail = 'column');
+    body, content = 'chunks', content_rowid = 'rowid', tokenize = 'trigram', detail = 'none');
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'ready');
 """
 
 _CHUNK_COLS = (
@@ -117,6 +120,10 @@ def _symbol(row: Sequence[object]) -> Symbol:
     )
 
 
+def _json_list(values: Sequence[str]) -> str:
+    return json.dumps(values) if values else "[]"  # most symbols have no decorators or bases
+
+
 def _fts_values(ch: Chunk) -> tuple[str, ...]:
     """The six FTS columns of a chunk (search_fields must be filled)."""
     return (*ch.search_fields, expand_identifiers(ch.path.replace("/", " ").replace(".", " ")))
@@ -134,6 +141,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self.path = Path(db_path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._rebuilt = False
+        self._substring_ready = True
         self._conn = self._open()
 
     # ---------------------------------------------------------------- lifecycle
@@ -226,10 +234,12 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def _remove(self, file_id: int) -> None:
         c = self._conn
-        c.execute(
-            "INSERT INTO chunks_tri(chunks_tri, rowid, body) SELECT 'delete', rowid, body FROM chunks WHERE file_id=?",
-            (file_id,),
-        )
+        if self._substring_ready:
+            c.execute(
+                "INSERT INTO chunks_tri(chunks_tri, rowid, body) "
+                "SELECT 'delete', rowid, body FROM chunks WHERE file_id=?",
+                (file_id,),
+            )
         # a contentless FTS5 row is removed by handing the table the values it indexed, once more
         rows = c.execute(
             f"SELECT c.rowid, {_CHUNK_COLS} FROM chunks c WHERE c.file_id=?", (file_id,)
@@ -248,6 +258,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         c = self._conn
         c.execute("BEGIN IMMEDIATE")
         try:
+            self._substring_ready = self._read_substring_state() == "ready"
             for path in deleted:
                 row = c.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
                 if row:
@@ -284,7 +295,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             [
                 (
                     file_id, s.name, s.qualname, s.kind.value, s.start_line, s.end_line, s.def_line, s.signature,
-                    s.docstring, json.dumps(s.decorators), json.dumps(s.bases), json.dumps(s.params),
+                    s.docstring, _json_list(s.decorators), _json_list(s.bases), _json_list(s.params),
                     int(s.is_async), s.parent, s.depth,
                 )
                 for s in parsed.symbols
@@ -307,10 +318,47 @@ class SqliteIndex(IndexWriter, IndexReader):
             "INSERT INTO chunks_fts(rowid, name, qualname, signature, doc, body, path) VALUES (?,?,?,?,?,?,?)",
             [(base + i, *_fts_values(ch)) for i, ch in enumerate(chunks, 1)],
         )
-        c.executemany(
-            "INSERT INTO chunks_tri(rowid, body) VALUES (?, ?)",
-            [(base + i, ch.body) for i, ch in enumerate(chunks, 1)],
-        )
+        if self._substring_ready:
+            c.executemany(
+                "INSERT INTO chunks_tri(rowid, body) VALUES (?, ?)",
+                [(base + i, ch.body) for i, ch in enumerate(chunks, 1)],
+            )
+
+    # ---------------------------------------------------------------- substring accelerator
+    def _read_substring_state(self) -> str:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='substring_index'").fetchone()
+        return str(row[0]) if row else "ready"
+
+    def substring_index_ready(self) -> bool:
+        return self._read_substring_state() == "ready"
+
+    def suspend_substring_index(self) -> None:
+        """Empty the trigram table and stop maintaining it: a bulk load then skips its cost, and
+        look-ups scan until `build_substring_index` runs. One transaction, so never half-dropped."""
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('delete-all')")
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'suspended')")
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def build_substring_index(self) -> None:
+        """Rebuild the trigram table from `chunks` in one transaction (a killed build leaves it suspended)."""
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'ready')")
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def has_completed_run(self) -> bool:
+        return self._conn.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is not None
 
     def finish_run(self, built_at: str) -> None:
         self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
@@ -354,11 +402,11 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.
-        Needles of three characters or more use the trigram index; shorter ones scan."""
+        Needles of three characters or more use the trigram index when it is built; otherwise this scans."""
         needles = [n for n in needles if n]
         if not needles:
             return []
-        long = [n for n in needles if len(n) >= 3]
+        long = [n for n in needles if len(n) >= 3] if self.substring_index_ready() else []
         table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if long else "chunks c"
         column = "t.body" if long else "c.body"
         where = " AND ".join(f"{column} LIKE ?" for _ in needles)

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
+from ..application.embedding import Embedder, EmbedSegment, SemanticEngine
+from ..application.engines import AstPatternEngine
 from ..application.get_source import GetSource
 from ..application.index_segment import IndexSegment
+from ..application.navigation import HoverUseCase, LanguageServer, RefsUseCase
+from ..application.ports import TelemetrySink
+from ..application.rewrite import RewriteFlow
 from ..application.search import SearchSegment
+from ..application.stats import StatsUseCase
 from ..application.zoom_ast import SnippetUseCase, SymbolResolver, SymbolsUseCase, uri_for_hit
 from ..domain.budget import BudgetPolicy
+from ..infrastructure.astgrep_matcher import AstGrepMatcher
 from ..infrastructure.code_parser import SourceParser
 from ..infrastructure.config import Settings, load_settings
 from ..infrastructure.file_source import LocalFileSource
+from ..infrastructure.lazy_language_server import LazyLanguageServer
 from ..infrastructure.lexicon_data import load_lexicon
 from ..infrastructure.sqlite_store import SqliteIndex
+from ..infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
 
 
 def utc_now() -> str:
@@ -36,9 +45,68 @@ class App:
     symbols: SymbolsUseCase
     snippet: SnippetUseCase
     segment_label: str
+    embed: EmbedSegment | None = None  # set when [embedding] names a provider
+    semantic: SemanticEngine | None = None
+    closers: tuple[Callable[[], None], ...] = ()
+    telemetry: TelemetrySink = attrs.field(factory=NullTelemetry)  # one event per Engine call
+    stats: StatsUseCase | None = None
+    rewrite: RewriteFlow | None = None  # LLM query rewriting ([query_rewrite]; --rewrite forces it)
+    hover: HoverUseCase | None = None  # ast hover / ast refs through the [lsp] server
+    refs: RefsUseCase | None = None
+    language_server: LanguageServer | None = None  # started on the first hover/refs, closed by close()
+    resolver: SymbolResolver | None = None  # sym:// selectors, for a search whose query is one
 
     def close(self) -> None:
+        for close in self.closers:
+            close()
         self.store.close()
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """The configured embedder, or None for provider "none". Adapters import their libraries lazily."""
+    if settings.embed_provider == "openai":
+        import os
+
+        from ..infrastructure.http_embedder import HttpEmbedder
+
+        key = os.environ.get(settings.embed_api_key_env, "") if settings.embed_api_key_env else ""
+        return HttpEmbedder(
+            api_url=settings.embed_api_url,
+            model=settings.embed_model,
+            batch_size=settings.embed_batch_size,
+            timeout=settings.embed_timeout,
+            api_key=key,
+        )
+    if settings.embed_provider == "onnx" and settings.embed_model_path is not None:
+        from ..infrastructure.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(settings.embed_model_path, batch_size=settings.embed_batch_size)
+    return None
+
+
+def build_rewrite_flow(
+    settings: Settings, reader: SqliteIndex, env: Mapping[str, str] | None = None
+) -> tuple[RewriteFlow, list[Callable[[], None]]]:
+    """The query-rewrite flow over the configured chat API, with its cache in the index file, and what
+    closes them. Built even when [query_rewrite] is disabled, so `--rewrite` can force one; nothing
+    connects (and httpx is not imported) until a rewrite is attempted."""
+    import os
+
+    from ..infrastructure.chat_rewriter import ChatRewriter
+    from ..infrastructure.rewrite_cache import SqliteRewriteCache
+
+    env = os.environ if env is None else env
+    key_env = settings.rewrite_api_key_env
+    rewriter = ChatRewriter(
+        api_url=settings.rewrite_api_url,
+        model=settings.rewrite_model,
+        timeout=settings.rewrite_timeout,
+        api_key=env.get(key_env, "") if key_env else "",
+        api_key_env=key_env,
+    )
+    cache = SqliteRewriteCache(settings.db_path)
+    flow = RewriteFlow(rewriter=rewriter, reader=reader, cache=cache, auto=settings.rewrite_enabled)
+    return flow, [rewriter.close, cache.close]
 
 
 def bootstrap(
@@ -61,7 +129,40 @@ def bootstrap(
     )
     label = str(segment)
     resolver = SymbolResolver(reader=store, source=source, parser=parser, admit=source.admits)
+    embed: EmbedSegment | None = None
+    semantic: SemanticEngine | None = None
+    closers: list[Callable[[], None]] = []
+    embedder = build_embedder(settings)
+    telemetry = JsonlTelemetry(
+        telemetry_dir(settings.segment), enabled=settings.telemetry, max_bytes=settings.telemetry_max_bytes
+    )
+    if embedder is not None:
+        from ..infrastructure.vector_store import SqliteVectorStore
+
+        vectors = SqliteVectorStore(settings.db_path)
+        closers.append(vectors.close)
+        if hasattr(embedder, "close"):
+            closers.append(embedder.close)
+        embed = EmbedSegment(
+            reader=store, store=vectors, embedder=embedder, batch_size=settings.embed_batch_size
+        )
+        semantic = SemanticEngine(embedder=embedder, store=vectors, reader=store)
+    rewrite, rewrite_closers = build_rewrite_flow(settings, store, env)
+    closers.extend(rewrite_closers)
+    # Nothing is imported or started until the first hover/refs; close() shuts the server down.
+    language_server = LazyLanguageServer(settings.segment, settings.lsp_command, settings.lsp_timeout)
+    closers.append(language_server.close)
     return App(
+        resolver=resolver,
+        hover=HoverUseCase(resolver, language_server, policy),
+        refs=RefsUseCase(
+            resolver, language_server, policy, source=source, parser=parser, admit=source.admits
+        ),
+        language_server=language_server,
+        rewrite=rewrite,
+        embed=embed,
+        semantic=semantic,
+        closers=tuple(closers),
         symbols=SymbolsUseCase(resolver, policy),
         snippet=SnippetUseCase(resolver, policy),
         settings=settings,
@@ -72,6 +173,8 @@ def bootstrap(
         index=IndexSegment(source=source, parser=parser, writer=store, clock=utc_now),
         get=GetSource(reader=store, source=source, policy=policy, segment_label=label),
         segment_label=label,
+        telemetry=telemetry,
+        stats=StatsUseCase(telemetry, where=str(telemetry.directory), enabled=settings.telemetry),
     )
 
 
@@ -82,4 +185,8 @@ def search_use_case(app: App, refresh: Any) -> SearchSegment:
         uri_for=uri_for_hit,
         lexicon=load_lexicon(),
         segment_label=app.segment_label,
+        semantic=app.semantic,
+        rewriter=app.rewrite,
+        selectors=app.resolver,
+        code_patterns=AstPatternEngine(app.store, app.source, AstGrepMatcher()),
     )

@@ -14,44 +14,99 @@ and `close()` it (or use `with trifecta.open(...) as engine:`).
 from __future__ import annotations
 
 import functools
+import inspect
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import attrs
+
+from ..application.embedding import EmbedRequest
 from ..application.get_source import GetRequest
 from ..application.index_segment import IndexReport, IndexRequest
+from ..application.navigation import HoverRequest, RefsRequest
 from ..application.ports import ProgressSink
 from ..application.search import SearchRequest
+from ..application.stats import StatsRequest
+from ..application.telemetry import build_event
 from ..application.zoom_ast import SnippetRequest, SymbolsRequest
 from ..domain.contract import ErrorCode, Response
 from ..infrastructure.sqlite_store import IndexLocked
+from ..infrastructure.telemetry import timestamp
 from .bootstrap import App, bootstrap, search_use_case
 
 F = TypeVar("F", bound=Callable[..., Response])
 INDEX_LOCK_WAIT_SECONDS = 120.0
+EMBED_RETRY_SECONDS = 30.0
 
 
 def _guarded(kind: str) -> Callable[[F], F]:
-    """An unexpected failure becomes an INTERNAL_ERROR envelope rather than an exception for the agent."""
+    """An unexpected failure becomes an INTERNAL_ERROR envelope rather than an exception for the agent.
+    Every guarded call also leaves one telemetry event (named after the method), so the CLI, the MCP server
+    and library callers are all measured in this one place."""
 
     def wrap(method: F) -> F:
+        signature = inspect.signature(method)
+
         @functools.wraps(method)
         def inner(self: Engine, *args: Any, **kwargs: Any) -> Response:
+            started = time.perf_counter()
             try:
-                return method(self, *args, **kwargs)
+                response = method(self, *args, **kwargs)
             except IndexLocked as exc:
-                return Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
+                response = Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
             except Exception as exc:
-                return Response.failure(
+                response = Response.failure(
                     kind,
                     ErrorCode.INTERNAL_ERROR,
                     f"{type(exc).__name__}: {exc}",
                     error_data={"traceback": traceback.format_exc(limit=6)},
                 )
+            self._record(method.__name__, _bound(signature, self, args, kwargs), response, started)
+            return response
 
         return inner  # type: ignore[return-value]
 
     return wrap
+
+
+def _bound(
+    signature: inspect.Signature, instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The call's arguments by parameter name, defaults included (for telemetry, which scrubs them)."""
+    try:
+        bound = signature.bind(instance, *args, **kwargs)
+    except TypeError:
+        return dict(kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """The telemetry of `_guarded` for a method that answers something other than a Response (index):
+    the event is recorded, the result or exception passes through unchanged."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def inner(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        arguments = _bound(signature, self, args, kwargs)
+        try:
+            result = method(self, *args, **kwargs)
+        except Exception as exc:
+            code = ErrorCode.INDEX_LOCKED if isinstance(exc, IndexLocked) else ErrorCode.INTERNAL_ERROR
+            self._record(method.__name__, arguments, Response.failure("index", code, str(exc)), started)
+            raise
+        counts = {
+            key: getattr(result, key)
+            for key in ("files_indexed", "files_unchanged", "files_deleted", "parse_errors")
+            if isinstance(getattr(result, key, None), int)
+        }
+        self._record(method.__name__, arguments, Response.success("index", counts), started)
+        return result
+
+    return inner
 
 
 class Engine:
@@ -59,6 +114,9 @@ class Engine:
         self._app = app
         self._search = search_use_case(app, self._refresh)
         self.progress: ProgressSink | None = None  # used by implicit (re)builds before a search
+        self.origin = "library"  # who is calling, for telemetry: "cli", "mcp" or "library"
+        self._embed_retry_at = 0.0
+        self._embeddings_checked = False
 
     @property
     def segment(self) -> str:
@@ -69,10 +127,15 @@ class Engine:
         return str(self._app.settings.db_path)
 
     # ------------------------------------------------------------------ index
+    @_recorded
     def index(self, progress: ProgressSink | None = None, *, full: bool = False) -> IndexReport:
         """Build or refresh the index. Waits for another indexer of the same segment, then raises IndexLocked."""
         with self._app.store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
-            return self._app.index.execute(IndexRequest(full=full), progress)
+            report = self._app.index.execute(IndexRequest(full=full), progress)
+            if self._app.embed is not None:  # vectors follow the chunks; a failed embedder is reported
+                embedded = self._app.embed.execute(EmbedRequest(full=full), progress)
+                report = attrs.evolve(report, embeddings=embedded)
+            return report
 
     def _refresh(self) -> int:
         stats = self._app.store.stats()
@@ -81,19 +144,59 @@ class Engine:
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
             with self._app.store.writing(wait_seconds=wait):
-                return self._app.index.execute(IndexRequest(), self.progress).changed
+                changed = self._app.index.execute(IndexRequest(defer_substring_index=True), self.progress).changed
+                self._sync_embeddings(changed)
+                return changed
         except IndexLocked:
             return 0  # another process is refreshing; search what is committed
+
+    def _sync_embeddings(self, changed: int) -> None:
+        """Vectors for what the refresh changed, and once per Engine for what an earlier run left out (a
+        check that counts rows, so not on every search). An embedder that cannot answer is not asked again
+        for a while: the semantic route meanwhile falls back to lexical search and says so in the plan."""
+        embed = self._app.embed
+        if embed is None or time.monotonic() < self._embed_retry_at:
+            return
+        if not changed and self._embeddings_checked:
+            return
+        self._embeddings_checked = True
+        if (changed or embed.behind()) and embed.execute(EmbedRequest(), self.progress).error:
+            self._embed_retry_at = time.monotonic() + EMBED_RETRY_SECONDS
+            self._embeddings_checked = False
 
     # ------------------------------------------------------------------ queries
     @_guarded("search")
     def search(
-        self, query: str, limit: int = 10, mode: str = "auto", *, lint: bool | None = None
+        self,
+        query: str,
+        limit: int = 10,
+        mode: str = "auto",
+        *,
+        lint: bool | None = None,
+        rewrite: bool | None = None,
+        regex: bool = False,
+        code_pattern: bool = False,
     ) -> Response:
+        """`rewrite`: None lets the should_rewrite gate decide (when [query_rewrite] is enabled), True forces
+        an LLM rewrite, False never asks; `data["plan"]["rewrite"]` says what happened."""
         if not isinstance(query, str):
             return Response.failure("search", ErrorCode.INVALID_ARGUMENT, "query must be a string")
+        if rewrite is not None and not isinstance(rewrite, bool):
+            return Response.failure(
+                "search", ErrorCode.INVALID_ARGUMENT, f"rewrite must be True, False or None, got {rewrite!r}"
+            )
         use_lint = self._app.settings.lint if lint is None else lint
-        return self._search.execute(SearchRequest(query=query, limit=limit, mode=mode, lint=use_lint))
+        return self._search.execute(
+            SearchRequest(
+                query=query,
+                limit=limit,
+                mode=mode,
+                lint=use_lint,
+                rewrite=rewrite,
+                regex=bool(regex),
+                code_pattern=bool(code_pattern),
+            )
+        )
 
     @_guarded("source")
     def get(self, id: str | None = None, path: str | None = None) -> Response:
@@ -111,6 +214,49 @@ class Engine:
         """L2: one definition's source, inside the snippet budget."""
         self._ensure_index()
         return self._app.snippet.execute(SnippetRequest(uri=str(uri)))
+
+    @_guarded("hover")
+    def hover(self, uri: str) -> Response:
+        """The language server's hover (resolved signature, docstring) for one definition, with the AST
+        data. The selector is resolved by the AST engine first; a server that is missing, crashed or hung
+        leaves the AST data and an LSP_UNAVAILABLE error. The server starts on the first call and stays up
+        until close()."""
+        if self._app.hover is None:
+            return Response.failure("hover", ErrorCode.LSP_UNAVAILABLE, "no language server is wired")
+        self._ensure_index()
+        return self._app.hover.execute(HoverRequest(uri=uri))
+
+    @_guarded("refs")
+    def refs(self, uri: str, limit: int = 50) -> Response:
+        """Where one definition is used, from the language server: hits with path, lines, the enclosing
+        symbol and its `uri`, and a one-line preview, inside the byte budget (AST first, as hover)."""
+        if self._app.refs is None:
+            return Response.failure("refs", ErrorCode.LSP_UNAVAILABLE, "no language server is wired")
+        self._ensure_index()
+        return self._app.refs.execute(RefsRequest(uri=uri, limit=limit))
+
+    @_guarded("eval")
+    def evaluate(self, queries: str, k: int = 10, mode: str = "auto") -> Response:
+        """Score this segment's search on a JSONL question set (the format of `../shared/eval`): MRR@k and
+        recall@1/5/k at symbol and file level, overall, by class and by language."""
+        from ..application.evaluate import BadQuestions, EvalRequest, EvaluateSegment, parse_questions
+        from ..infrastructure.lexicon_data import load_lexicon
+
+        try:
+            with open(queries, encoding="utf-8") as fh:
+                questions = parse_questions(fh, load_lexicon().is_spanish)
+        except OSError as exc:
+            return Response.failure("eval", ErrorCode.FILE_NOT_FOUND, f"cannot read {queries}: {exc.strerror}")
+        except BadQuestions as exc:
+            return Response.failure("eval", ErrorCode.INVALID_ARGUMENT, f"{queries}: {exc}")
+        self._ensure_index()
+        use_case = EvaluateSegment(
+            reader=self._app.store,
+            search=lambda query, limit, mode: self._search.execute(
+                SearchRequest(query=query, limit=limit, mode=mode, lint=self._app.settings.lint)
+            ),
+        )
+        return use_case.execute(EvalRequest(questions=tuple(questions), k=k, mode=mode))
 
     def _ensure_index(self) -> None:
         if not self._app.store.stats().built_at:
@@ -132,6 +278,27 @@ class Engine:
                 "db_bytes": stats.db_bytes,
             },
         )
+
+    def stats(self, top: int = 10) -> Response:
+        """What the telemetry of this segment adds up to (`ctx stats`); not itself recorded."""
+        if self._app.stats is None:
+            return Response.failure("stats", ErrorCode.INVALID_ARGUMENT, "telemetry is not wired in this engine")
+        return self._app.stats.execute(StatsRequest(top=top))
+
+    def _record(self, method: str, arguments: dict[str, Any], response: Response, started: float) -> None:
+        """One telemetry event; whatever goes wrong here stays here."""
+        try:
+            event = build_event(
+                method=method,
+                arguments=arguments,
+                response=response,
+                took_ms=(time.perf_counter() - started) * 1000,
+                timestamp=timestamp(),
+                origin=self.origin,
+            )
+            self._app.telemetry.record(event)
+        except Exception:  # telemetry must never fail the call it describes
+            pass
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

@@ -69,15 +69,46 @@ def write_hits(data: dict[str, Any], out: TextIO) -> None:
                 "2",
             )
         )
+    rewrite = data.get("plan", {}).get("rewrite", {})
+    if rewrite.get("status") in ("tried", "failed"):  # a model was involved: say what it did
+        said = f"terms {', '.join(rewrite['terms'])}" if rewrite["status"] == "tried" else rewrite["reason"]
+        cached = ", cached" if rewrite.get("cached") else ""
+        line = f"-- rewrite {rewrite['status']} ({rewrite['trigger']}{cached}, {rewrite['latency_ms']:.0f} ms): {said}\n"
+        out.write(s(line, "2"))
+
+
+def write_navigation(response: Response, out: TextIO) -> None:
+    """ast hover / ast refs: the definition as the AST engine found it, then what the language server said
+    (nothing from the server when it was unavailable: the error went to stderr)."""
+    s = Style(out)
+    data = dict(response.data)
+    rng = data.get("range", {})
+    out.write(s(f"# {data.get('path', '')}:{rng.get('start_line', '')}-{rng.get('end_line', '')}", "35"))
+    out.write(f"  {data.get('uri', '')}\n{data.get('signature', '')}\n")
+    if response.kind == "hover" and data.get("content"):
+        out.write(str(data["content"]) + "\n")
+    hits = data.get("hits", []) if response.kind == "refs" else []
+    for hit in hits:
+        symbol = s(hit["symbol"], "1;32") if hit.get("symbol") else s("<module>", "2")
+        out.write(f"{s(hit['path'] + ':' + str(hit['line']), '35')}  {symbol}\n    {hit['preview']}\n")
+    if response.kind == "refs" and response.ok:
+        shown = f"{len(hits)} of {data.get('total', len(hits))} references"
+        out.write(s(f"-- {shown} in {data.get('lsp_ms', 0):.0f} ms\n", "2"))
+    for action in response.next_actions:
+        out.write(f"# next: trifecta {action}\n")
 
 
 def write_human(response: Response, out: TextIO | None = None) -> None:
     out = out or sys.stdout
+    navigation = response.kind in ("hover", "refs") and "uri" in response.data
     if not response.ok:
         write_errors(response)
-        return
+        if not (navigation and any(e.code is ErrorCode.LSP_UNAVAILABLE for e in response.errors)):
+            return
     data = dict(response.data)
-    if response.kind == "search":
+    if navigation:
+        write_navigation(response, out)
+    elif response.kind == "search":
         write_hits(data, out)
     elif "content" in data:
         rng = data.get("range", {})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -59,6 +59,7 @@ class StderrProgress:
         now = time.monotonic()
         if total == 0:
             return
+        phase, unit = ("embedding", "chunks") if message.startswith("embedding") else ("indexing", "files")
         if self.tty:
             if done < total and now - self.last < 0.1:
                 return
@@ -66,12 +67,12 @@ class StderrProgress:
             width = 30
             filled = int(width * done / total)
             bar = "#" * filled + "-" * (width - filled)
-            sys.stderr.write(f"\rindexing [{bar}] {done}/{total} files {now - self.started:5.1f}s")
+            sys.stderr.write(f"\r{phase} [{bar}] {done}/{total} {unit} {now - self.started:5.1f}s")
             if done >= total:
                 sys.stderr.write("\n")
             sys.stderr.flush()
         elif done == 0 or done >= total:
-            sys.stderr.write(f"indexing: {done}/{total} files ({now - self.started:.1f}s)\n")
+            sys.stderr.write(f"{phase}: {done}/{total} {unit} ({now - self.started:.1f}s)\n")
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -88,6 +89,7 @@ def _engine(segment: str, **options: Any) -> Engine:
     except ConfigError as exc:
         _fail(str(exc))
     engine.progress = StderrProgress()
+    engine.origin = "cli"  # telemetry tells CLI calls from MCP and library ones
     return engine
 
 
@@ -143,6 +145,8 @@ def index_cmd(
         "seconds": round(report.seconds, 3),
         "index": dict(status.data),
     }
+    if report.embeddings is not None:
+        data["embeddings"] = report.embeddings.to_data()
     if as_json:
         _emit(Response.success("index", data), True)
     skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items()) or "none"
@@ -151,6 +155,14 @@ def index_cmd(
         f"in {report.seconds:.2f}s; {status.data['files']} files, {status.data['symbols']} symbols in "
         f"{status.data['db_path']}; parse errors {report.parse_errors}; skipped: {skipped}"
     )
+    if report.embeddings is not None:
+        emb = report.embeddings
+        typer.echo(
+            f"embedded {emb.embedded} chunks ({emb.unchanged} unchanged, {emb.removed} removed) with "
+            f"{emb.model or 'no model'} in {emb.seconds:.2f}s"
+        )
+        if emb.error:
+            typer.echo(f"warning: embeddings stopped early: {emb.error}", err=True)
 
 
 @app.command("status")
@@ -171,16 +183,78 @@ def search_cmd(
         bool, typer.Option("--no-lint", help="Disable the query linter for this search.")
     ] = False,
     lint: Annotated[bool, typer.Option("--lint", help="Enable the query linter for this search.")] = False,
+    rewrite: Annotated[
+        bool,
+        typer.Option(
+            "--rewrite", "-r", help="Force an LLM rewrite of the query, even if query_rewrite is off."
+        ),
+    ] = False,
+    no_rewrite: Annotated[
+        bool, typer.Option("--no-rewrite", help="Never ask the LLM for this search.")
+    ] = False,
+    regex: Annotated[
+        bool, typer.Option("--regex", "-e", help="The query is a regular expression (or write it as /.../).")
+    ] = False,
+    code_pattern: Annotated[
+        bool,
+        typer.Option("--pattern", "-p", help="The query is an ast-grep code pattern, e.g. '$X.append($Y)'."),
+    ] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Print how the query was understood and routed, then the hits.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """L0: the few places that answer a question, ranked."""
     _answer(
         segment,
         as_json,
-        lambda engine: engine.search(
-            query, limit=limit, mode=mode, lint=False if no_lint else (True if lint else None)
+        lambda engine: _explained(
+            explain and not as_json,
+            engine.search(
+                query,
+                limit=limit,
+                mode=mode,
+                lint=False if no_lint else (True if lint else None),
+                rewrite=False if no_rewrite else (True if rewrite else None),
+                regex=regex,
+                code_pattern=code_pattern,
+            ),
         ),
     )
+
+
+def _explained(explain: bool, response: Response) -> Response:
+    """With --explain, the plan goes to stdout ahead of the hits, one line a step."""
+    plan = response.data.get("plan") if response.ok else None
+    if explain and plan:
+        for line in explain_lines(plan):
+            typer.echo(line)
+        typer.echo("")
+    return response
+
+
+def explain_lines(plan: dict[str, Any]) -> list[str]:
+    c = plan.get("classification", {})
+    lines = [
+        f"class      {c.get('category', '?')} (confidence {c.get('confidence', 0):.2f}): {c.get('reasoning', '')}",
+        f"route      {plan.get('route', '?')}   focus {plan.get('focus', '?')}",
+    ]
+    weights = plan.get("weights", {})
+    timings = plan.get("engines", {})
+    engines = ", ".join(f"{name} x{w:g} ({timings.get(name, 0):.1f} ms)" for name, w in weights.items())
+    lines.append(f"engines    {engines or '-'}")
+    lint = plan.get("lint", {})
+    if lint.get("query_class") not in (None, "disabled"):
+        lines.append(f"lint       {lint['query_class']}: {lint.get('expanded_query', '')}")
+    for key in ("literals", "structural_query", "regex", "code_pattern", "subqueries"):
+        if plan.get(key):
+            lines.append(f"{key:10} {json.dumps(plan[key], ensure_ascii=False)}")
+    for key in ("semantic", "rewrite"):
+        step = plan.get(key)
+        if isinstance(step, dict):
+            detail = step.get("reason") or step.get("message") or ", ".join(step.get("terms", []) or [])
+            lines.append(f"{key:10} {step.get('status', '?')}{': ' + detail if detail else ''}")
+    return lines
 
 
 @ctx_app.command("get")
@@ -216,6 +290,29 @@ def ast_snippet_cmd(
     _answer(segment, as_json, lambda engine: engine.snippet(uri))
 
 
+@ast_app.command("hover")
+def ast_hover_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://python/type/<path>/<Symbol>[#Member.Member]")],
+    segment: SegmentOpt = ".",
+    as_json: JsonOpt = False,
+) -> None:
+    """The language server's hover (resolved signature, docstring) for one definition, with the AST data.
+    A missing, crashed or hung server still answers with the AST data and LSP_UNAVAILABLE (exit 1)."""
+    _answer(segment, as_json, lambda engine: engine.hover(uri))
+
+
+@ast_app.command("refs")
+def ast_refs_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://python/type/<path>/<Symbol>[#Member.Member]")],
+    segment: SegmentOpt = ".",
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="At most this many hits.")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """Where one definition is used (language server references): path, line, enclosing symbol, uri,
+    preview, inside the byte budget."""
+    _answer(segment, as_json, lambda engine: engine.refs(uri, limit=limit))
+
+
 @ctx_app.command("lint")
 def lint_cmd(query: Annotated[str, typer.Option("--query", "-q")], as_json: JsonOpt = False) -> None:
     """Show the linter's plan for a query (vague / semi / guided, expansion)."""
@@ -246,6 +343,95 @@ def classify_cmd(query: Annotated[str, typer.Option("--query", "-q")], as_json: 
     typer.echo(f"{result['category']} ({result['confidence']:.2f}) -> {result['suggested_tool']}")
     typer.echo(f"indicators: {', '.join(result['indicators']) or 'none'}")
     typer.echo(result["reasoning"])
+
+
+@ctx_app.command("stats")
+def stats_cmd(
+    segment: SegmentOpt = ".",
+    top: Annotated[int, typer.Option("--top", min=1, max=100, help="How many zero-hit queries to list.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """What telemetry shows: search hit rate, top zero-hit queries, p50/p95 per command, counts by linter
+    class and route (events under <segment>/.trifecta/telemetry/)."""
+    engine = _engine(segment)
+    try:
+        response = engine.stats(top=top)
+    finally:
+        engine.close()
+    if as_json or not response.ok:
+        _emit(response, as_json)
+    _write_stats(dict(response.data))
+
+
+def _write_stats(data: dict[str, Any]) -> None:
+    tel, search = data["telemetry"], data["search"]
+    state = "enabled" if tel["enabled"] else "disabled (TRIFECTA_NO_TELEMETRY)"
+    typer.echo(f"telemetry: {tel['dir']} ({state}); {data['events']} events {data['first']} .. {data['last']}")
+    rate = "n/a" if search["hit_rate"] is None else f"{search['hit_rate'] * 100:.1f}%"
+    typer.echo(f"search: {search['searches']} answered, hit rate {rate}, {search['zero_hit']} with zero hits")
+    for row in search["top_zero_hit_queries"]:
+        typer.echo(f"  {row['count']:>4}  {row['query']}")
+    for label, key in (("linter class", "by_linter_class"), ("route", "by_route"), ("rewrite", "by_rewrite")):
+        counts = ", ".join(f"{k} {v}" for k, v in search.get(key, {}).items()) or "none"
+        typer.echo(f"{label}: {counts}")
+    typer.echo(f"{'command':<14}{'count':>7}{'errors':>8}{'p50 ms':>10}{'p95 ms':>10}")
+    for name, row in data["commands"].items():
+        typer.echo(f"{name:<14}{row['count']:>7}{row['errors']:>8}{row['p50_ms']:>10.1f}{row['p95_ms']:>10.1f}")
+    typer.echo("counters: " + ", ".join(f"{k}={v}" for k, v in data["counters"].items()))
+
+
+@app.command("mcp")
+def mcp_cmd(segment: SegmentOpt = ".") -> None:
+    """Serve the segment to agents over MCP (stdio): tools search, get, symbols, snippet, hover, refs, lint,
+    classify, index_status, reindex. Add it to an MCP client as: trifecta mcp --segment /path/to/repo"""
+    engine = _engine(segment)  # a bad segment fails here, before the SDK is even imported
+    engine.origin = "mcp"
+    from ..mcp_server import serve
+
+    serve(engine)
+
+
+@app.command("eval")
+def eval_cmd(
+    queries: Annotated[str, typer.Option("--queries", "-q", help="A JSONL question set (../shared/eval format).")],
+    segment: SegmentOpt = ".",
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=200, help="Ranks that count.")] = 10,
+    mode: Annotated[str, typer.Option("--mode", help="The search mode to score.")] = "auto",
+    as_json: JsonOpt = False,
+) -> None:
+    """Score search on a question set: MRR@k, recall@1/5/k at symbol and file level, by class and language."""
+    engine = _engine(segment)
+    try:
+        response = engine.evaluate(queries, k=k, mode=mode)
+    finally:
+        engine.close()
+    if as_json or not response.ok:
+        _emit(response, as_json)
+    _write_eval(response.data)
+
+
+def _write_eval(data: Mapping[str, Any]) -> None:
+    k = data["k"]
+    typer.echo(f"{data['questions']} questions, k={k}, search p50/p95 "
+               f"{data['latency_ms']['p50']}/{data['latency_ms']['p95']} ms")
+    typer.echo(f"{'':22} {'n':>3} {'MRR@' + str(k):>8} {'r@1':>6} {'r@5':>6} {'r@' + str(k):>6}")
+    for level in ("symbol", "file"):
+        block = data[level]
+        groups = [("all", block["all"])]
+        groups += [(f"class {name}", m) for name, m in block["by_class"].items()]
+        groups += [(f"language {name}", m) for name, m in block["by_language"].items()]
+        typer.echo(f"{level}:")
+        for name, m in groups:
+            typer.echo(
+                f"  {name:20} {m['questions']:>3} {m[f'mrr@{k}']:>8.3f} {m['r@1']:>6.2f} {m['r@5']:>6.2f} "
+                f"{m[f'r@{k}']:>6.2f}"
+            )
+    missed = [q for q in data["questions_detail"] if q["symbol_rank"] is None]
+    if missed:
+        typer.echo(f"missed at symbol level ({len(missed)}):")
+        for q in missed:
+            typer.echo(f"  {q['id']:6} [{q['class']}] {q['query'][:70]}  -> top: {q['top'] or '(no hits)'}")
+    raise typer.Exit(0)
 
 
 def main() -> None:

@@ -1,0 +1,144 @@
+"""Regex look-ups through the facade: trigram-narrowed, decided by the regex per line, smart case, clear
+errors for patterns that do not compile, and the whole-index scan when no literal can narrow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import trifecta
+
+
+@pytest.fixture()
+def engine(sample_repo: Path):  # type: ignore[no-untyped-def]
+    with trifecta.open(sample_repo) as eng:
+        eng.index()
+        yield eng
+
+
+def _lines(response: trifecta.Response) -> list[tuple[str, int]]:
+    data = response.to_dict()["data"]
+    return [(h["path"], h["line"]) for h in data["hits"]]
+
+
+def test_regex_with_special_characters_finds_exact_lines(engine: trifecta.Engine) -> None:
+    response = engine.search(r"raise \w+Error\(", regex=True)
+    assert response.ok
+    assert sorted(_lines(response)) == [
+        ("shop/checkout.py", 40),
+        ("shop/inventory.py", 28),
+        ("shop/inventory.py", 49),
+    ]
+    plan = response.to_dict()["data"]["plan"]
+    assert plan["route"] == "pattern" and plan["regex"]["literals"] == ["Error("]
+    assert response.to_dict()["data"]["hits"][0]["match_type"] == "regex"
+
+
+def test_slash_delimited_query_is_a_regex_in_auto_mode(engine: trifecta.Engine) -> None:
+    response = engine.search(r"/def \w+_http_\w+\(line: str\)/")
+    assert _lines(response) == [("shop/checkout.py", 18)]
+
+
+def test_smart_case(engine: trifecta.Engine) -> None:
+    insensitive = _lines(engine.search("payment ?error", regex=True, limit=50))
+    sensitive = _lines(engine.search("Payment ?Error", regex=True, limit=50))
+    lowercase_only = _lines(engine.search("paymenterror", regex=True, limit=50))
+    assert sensitive and set(sensitive) <= set(insensitive)
+    assert lowercase_only == insensitive  # no upper-case letter: case-insensitive
+
+
+def test_no_literal_scans_every_chunk(engine: trifecta.Engine) -> None:
+    response = engine.search(r"\d{2}\.\d", regex=True)
+    data = response.to_dict()["data"]
+    assert data["plan"]["regex"]["scan"] is True
+    assert ("shop/checkout.py", 32) in _lines(response)  # timeout: float = 10.0
+
+
+@pytest.mark.parametrize("bad", ["[", "(unclosed", "a{2,1}", "*oops", "(?P<x)"])
+def test_invalid_regex_is_a_clear_input_error(engine: trifecta.Engine, bad: str) -> None:
+    response = engine.search(bad, regex=True)
+    assert not response.ok
+    error = response.to_dict()["errors"][0]
+    assert error["code"] == "INVALID_ARGUMENT" and "invalid regular expression" in error["message"]
+
+
+def test_a_lone_slash_is_not_a_regex(engine: trifecta.Engine) -> None:
+    for query in ("/", "//"):
+        response = engine.search(query)
+        assert response.ok and "regex" not in response.to_dict()["data"]["plan"]
+
+
+def test_compound_question_is_split_routed_and_fused(engine: trifecta.Engine) -> None:
+    response = engine.search("find place_order() and its reservation of stock")
+    data = response.to_dict()["data"]
+    plan = data["plan"]
+    assert [p["query"] for p in plan["subqueries"]] == [
+        "find place_order()",
+        "place_order() reservation of stock",
+    ]
+    assert plan["subqueries"][0]["route"] == "pattern"
+    assert {"part1", "part2"} <= set(plan["weights"]) and {"part1", "part2"} <= set(plan["engines"])
+    assert data["hits"][0]["symbol"] == "Checkout.place_order"
+
+
+def test_a_single_question_is_not_split(engine: trifecta.Engine) -> None:
+    plan = engine.search("how is stock reserved for a cart").to_dict()["data"]["plan"]
+    assert "subqueries" not in plan
+
+
+def test_a_selector_query_goes_straight_to_the_ast_engine(engine: trifecta.Engine) -> None:
+    response = engine.search("sym://python/type/shop/inventory/Inventory#reserveStock")
+    data = response.to_dict()["data"]
+    assert response.ok and data["plan"]["route"] == "ast"
+    (hit,) = data["hits"]
+    assert (hit["path"], hit["symbol"], hit["start_line"]) == (
+        "shop/inventory.py",
+        "Inventory.reserveStock",
+        35,
+    )
+    assert hit["match_type"] == "selector" and hit["preview"].lstrip().startswith("def reserveStock")
+
+    missing = engine.search("sym://python/type/shop/inventory/Inventory#nope").to_dict()
+    assert missing["status"] == "error" and missing["errors"][0]["code"] == "SYMBOL_NOT_FOUND"
+    assert missing["data"]["hits"] == []
+
+    malformed = engine.search("sym://python/bogus").to_dict()
+    assert malformed["errors"][0]["code"] == "INVALID_SELECTOR_SYNTAX"
+
+
+def test_code_pattern_matches_on_the_syntax_tree(engine: trifecta.Engine) -> None:
+    response = engine.search("$ITEMS.append($X)")  # metavariables: an ast-grep pattern in auto mode
+    data = response.to_dict()["data"]
+    assert response.ok and data["plan"]["route"] == "structural"
+    assert data["plan"]["code_pattern"]["prefilter"] == ["append"]
+    assert [(h["path"], h["line"], h["symbol"]) for h in data["hits"]] == [
+        ("shop/checkout.py", 28, "validate_input")
+    ]
+    assert data["hits"][0]["preview"] == 'problems.append("missing cart")'
+    assert data["hits"][0]["match_type"] == "code_pattern"
+
+
+def test_code_pattern_flag_and_bad_patterns(engine: trifecta.Engine) -> None:
+    raised = engine.search("raise $E($$$)", code_pattern=True, limit=20).to_dict()["data"]["hits"]
+    assert sorted((h["path"], h["line"]) for h in raised) == [
+        ("shop/checkout.py", 40),
+        ("shop/inventory.py", 28),
+        ("shop/inventory.py", 49),
+    ]
+    for bad in ("$X", "$$$("):
+        error = engine.search(bad, code_pattern=True).to_dict()["errors"][0]
+        assert error["code"] == "INVALID_ARGUMENT" and "metavariables" in error["message"]
+
+
+def test_linter_takes_anchors_from_the_segment(engine: trifecta.Engine) -> None:
+    lint = engine.search("how does the inventory reserve stock in checkout.py", lint=True).to_dict()["data"][
+        "plan"
+    ]["lint"]
+    assert lint["query_class"] == "guided"
+    assert lint["anchors_detected"]["strong"] == ["checkout.py"]  # a file of the segment
+    assert "Inventory" in lint["anchors_detected"]["weak"]  # a symbol of the segment
+    folder = engine.search("where is Inventory used in shop/", lint=True).to_dict()["data"]["plan"]["lint"]
+    assert folder["anchors_detected"]["strong"] == ["shop/"]
+    off = engine.search("how does the inventory reserve stock", lint=False).to_dict()["data"]["plan"]["lint"]
+    assert off == {"query_class": "disabled"}
