@@ -5,16 +5,18 @@ Embeddings are a tier on top of lexical search (FACTS.md "Embeddings"): nothing 
 search to work. Every embedder failure is an `EmbedderUnavailable` with a message a person can act on, so
 the search pipeline can fall back to lexical search and say why.
 
-A chunk is re-embedded only when the text it would be embedded from changed (its `text_sha`) or the model
-changed; vectors of chunks that left the index are removed. Vectors are written batch by batch, so a run that
-is stopped half way keeps what it computed.
+Incremental at two levels: the store remembers, per file, the file's sha256, the model and the chunk ids it
+synced, so a run reads only the chunks of files that changed (a no-change run reads no chunk text); inside
+those files a chunk is re-embedded only when the text it is embedded from changed (its `text_sha`). Vectors
+of chunks that left the index are removed. Vectors are written batch by batch and a file is marked synced
+once all its chunks have vectors, so a run stopped half way keeps what it computed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -55,12 +57,29 @@ class StoredVector:
     model: str
 
 
-class VectorStore(Protocol):
-    """Vectors keyed by chunk id, one model per chunk, searched by cosine similarity."""
+@attrs.frozen(kw_only=True)
+class SyncedFile:
+    """What a completed sync of one file recorded."""
 
-    def stored(self) -> dict[str, StoredVector]:
-        """chunk id -> what is stored for it (without the vector)."""
+    path: str
+    sha256: str  # the file's content hash in the index at the time
+    model: str
+    chunk_ids: tuple[str, ...]
+
+
+class VectorStore(Protocol):
+    """Vectors keyed by chunk id, one model per chunk, searched by cosine similarity; plus the per-file
+    record of what was synced."""
+
+    def stored(self, chunk_ids: Iterable[str] | None = None) -> dict[str, StoredVector]:
+        """chunk id -> what is stored for it (without the vector), for these ids or all."""
         ...
+
+    def synced_files(self) -> dict[str, SyncedFile]: ...
+
+    def mark_synced(self, files: Sequence[SyncedFile]) -> None: ...
+
+    def forget_files(self, paths: Sequence[str]) -> None: ...
 
     def put(self, model: str, items: Sequence[tuple[str, str, Sequence[float]]]) -> None:
         """(chunk id, text sha, vector) rows of one model, written in one transaction."""
@@ -151,29 +170,51 @@ class EmbedSegment:
             return EmbedReport(
                 model="", chunks=0, embedded=0, unchanged=0, removed=0, seconds=0.0, error=str(exc)
             )
-        stored = self._store.stored()
-        todo: list[tuple[str, str, str]] = []  # (chunk id, sha, text)
-        present: set[str] = set()
-        for chunk in self._reader.iter_chunks():
-            present.add(chunk.id)
-            text = embed_text(chunk)
-            sha = text_sha(text)
-            old = stored.get(chunk.id)
-            if request.full or old is None or old.text_sha != sha or old.model != model:
-                todo.append((chunk.id, sha, text))
-        gone = sorted(set(stored) - present)
+        files = {f.path: f.sha256 for f in self._reader.files()}
+        synced = self._store.synced_files()
+        changed = sorted(
+            path
+            for path, sha in files.items()
+            if request.full or path not in synced or synced[path].sha256 != sha or synced[path].model != model
+        )
+        removed_files = sorted(set(synced) - set(files))
+
+        by_path: dict[str, list[Chunk]] = {path: [] for path in changed}
+        everything = len(changed) == len(files)  # one pass over the table rather than a query per file
+        for chunk in self._reader.iter_chunks(None if everything else changed):
+            by_path.setdefault(chunk.path, []).append(chunk)
+        current = {c.id for chunks in by_path.values() for c in chunks}
+        before = {cid for p in (*changed, *removed_files) if p in synced for cid in synced[p].chunk_ids}
+        stored = self._store.stored(current)
+        todo: list[tuple[str, str, str, str]] = []  # (path, chunk id, sha, text)
+        for path, chunks in by_path.items():
+            for chunk in chunks:
+                text = embed_text(chunk)
+                sha = text_sha(text)
+                old = stored.get(chunk.id)
+                if request.full or old is None or old.text_sha != sha or old.model != model:
+                    todo.append((path, chunk.id, sha, text))
+        # with full every file is in `changed`: also drop vectors no file record knows of
+        gone = sorted((set(self._store.stored()) if request.full else before) - current)
         if gone:
             self._store.delete(gone)
+        if removed_files:
+            self._store.forget_files(removed_files)
+
         total = len(todo)
         report(0, total, f"embedding {total} chunks with {model}" if total else "embeddings up to date")
+        pending = {path: 0 for path in by_path}
+        for path, *_ in todo:
+            pending[path] += 1
+        self._mark([p for p, n in pending.items() if n == 0], files, by_path, model)
         done = 0
         error = ""
         # similar lengths in one batch waste less padding in a local model
-        todo.sort(key=lambda item: len(item[2]))
+        todo.sort(key=lambda item: len(item[3]))
         for start in range(0, total, self._batch_size):
             batch = todo[start : start + self._batch_size]
             try:
-                vectors = self._embedder.embed([text for _, _, text in batch])
+                vectors = self._embedder.embed([text for *_, text in batch])
             except EmbedderUnavailable as exc:
                 error = str(exc)
                 break
@@ -181,21 +222,41 @@ class EmbedSegment:
                 error = f"the embedder returned {len(vectors)} vectors for {len(batch)} texts"
                 break
             self._store.put(
-                model, [(cid, sha, vec) for (cid, sha, _), vec in zip(batch, vectors, strict=True)]
+                model, [(cid, sha, vec) for (_, cid, sha, _), vec in zip(batch, vectors, strict=True)]
             )
+            finished = []
+            for path, *_ in batch:
+                pending[path] -= 1
+                if pending[path] == 0:
+                    finished.append(path)
+            self._mark(finished, files, by_path, model)
             done += len(batch)
             report(done, total, "embedding")
         if not error:
             report(total, total, "embedding done")
+        n_chunks = self._reader.stats().chunks
         return EmbedReport(
             model=model,
-            chunks=len(present),
+            chunks=n_chunks,
             embedded=done,
-            unchanged=len(present) - total,
+            unchanged=max(0, n_chunks - total),
             removed=len(gone),
             seconds=time.perf_counter() - started,
             error=error,
         )
+
+    def _mark(
+        self, paths: Sequence[str], files: Mapping[str, str], by_path: Mapping[str, list[Chunk]], model: str
+    ) -> None:
+        if paths:
+            self._store.mark_synced(
+                [
+                    SyncedFile(
+                        path=p, sha256=files[p], model=model, chunk_ids=tuple(c.id for c in by_path[p])
+                    )
+                    for p in paths
+                ]
+            )
 
 
 class SemanticEngine:

@@ -138,6 +138,10 @@ class AstPatternEngine:
         return sorted(best.values(), key=lambda h: (h.chunk.path, h.line))[:limit]
 
 
+# A group holding a quantifier, itself quantified: `(a+)+`, `(\w*)*`, `(x+y)+` (catastrophic backtracking).
+_NESTED_QUANTIFIER = re.compile(r"\([^()]*(?:[*+]|\{\d*,\d*\})[^()]*\)(?:[*+]|\{\d*,)")
+
+
 class InvalidRegex(ValueError):
     """The pattern does not compile; the message says where."""
 
@@ -146,6 +150,11 @@ def compile_smart_case(pattern: str) -> re.Pattern[str]:
     """Compile like ripgrep's smart case: case-insensitive unless the pattern has an upper-case letter
     (escapes such as \\W or \\S do not count)."""
     unescaped = re.sub(r"\\.", "", pattern)
+    if _NESTED_QUANTIFIER.search(unescaped):
+        raise InvalidRegex(
+            f"the regular expression {pattern!r} repeats a group that itself repeats (like (a+)+): such "
+            "patterns can take exponential time; write the inner part without its quantifier"
+        )
     flags = 0 if any(ch.isupper() for ch in unescaped) else re.IGNORECASE
     try:
         return re.compile(pattern, flags | re.MULTILINE)

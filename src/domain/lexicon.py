@@ -127,6 +127,30 @@ def _stems(word: str) -> list[str]:
     return out
 
 
+# Spanish endings with a regular English cognate: configuración -> configuration, segmento -> segment,
+# referencia -> reference, memoria -> memory, automático -> automatic, exclusivo -> exclusive.
+_COGNATES = (
+    ("aciones", "ation"), ("acion", "ation"), ("iciones", "ition"), ("icion", "ition"), ("ciones", "tion"),
+    ("cion", "tion"), ("siones", "sion"), ("sion", "sion"), ("mentos", "ment"), ("mento", "ment"),
+    ("encias", "ence"), ("encia", "ence"), ("ancias", "ance"), ("ancia", "ance"), ("orios", "ory"),
+    ("orio", "ory"), ("orias", "ory"), ("oria", "ory"), ("icos", "ic"), ("icas", "ic"), ("ico", "ic"),
+    ("ica", "ic"), ("ivos", "ive"), ("ivas", "ive"), ("ivo", "ive"), ("iva", "ive"), ("idades", "ity"),
+    ("idad", "ity"), ("ables", "able"), ("ibles", "ible"), ("istas", "ist"), ("ista", "ist"),
+    ("entes", "ent"), ("ente", "ent"), ("antes", "ant"), ("ante", "ant"), ("ismo", "ism"),
+)  # fmt: skip
+
+
+def _cognates(word: str) -> list[str]:
+    """English look-alikes of a Spanish word by its ending (guesses: a guess absent from the code
+    simply matches nothing), plus the bare stem of a plural (segmentos -> segment)."""
+    for ending, english in _COGNATES:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return [word[: -len(ending)] + english]
+    if word.endswith("os") and len(word) >= 6:
+        return [word[:-2]]
+    return []
+
+
 @attrs.frozen
 class Lexicon:
     """Spanish -> English translations and English -> English synonyms, both keyed by folded words."""
@@ -154,6 +178,8 @@ class Lexicon:
                     found.append(stem)
                     found.extend(self._expand_folded(stem))
                     break
+        if not found and " " not in key:
+            found.extend(_cognates(key))
         return _unique(found, key)
 
     def expand(self, word: str) -> tuple[str, ...]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 import attrs
 
@@ -97,5 +96,7 @@ class SourceParser(CodeParser):
         if self._workers <= 1 or len(items) < PARALLEL_MIN_FILES:
             yield from map(_parse_item, items)
             return
+        from concurrent.futures import ProcessPoolExecutor  # only big runs pay for importing it
+
         with ProcessPoolExecutor(max_workers=self._workers) as pool:
             yield from pool.map(_parse_item, items, chunksize=16)

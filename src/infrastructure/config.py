@@ -26,7 +26,7 @@ model = "nomic-embed-text"       # openai: the model name the server knows
 model_path = "models/minilm"     # onnx: folder with model.onnx + tokenizer.json (relative to the segment)
 batch_size = 32                  # texts per request / per model run
 timeout = 30.0                   # seconds per request
-api_key_env = "OPENAI_API_KEY"   # openai: the variable holding a bearer token ("" sends none)
+api_key_env = "OPENAI_API_KEY"   # openai: the variable holding a bearer token (default "": none sent)
 
 [telemetry]                  TRIFECTA_NO_TELEMETRY=1 turns it off (options: telemetry, telemetry_max_bytes)
 enabled = true                   # JSONL call events under <segment>/.trifecta/telemetry/ (`ctx stats`)
@@ -89,7 +89,7 @@ class Settings:
     embed_model_path: Path | None = None
     embed_batch_size: int = 32
     embed_timeout: float = 30.0
-    embed_api_key_env: str = "OPENAI_API_KEY"
+    embed_api_key_env: str = ""
     telemetry: bool = True
     telemetry_max_bytes: int = 2_000_000
     rewrite_enabled: bool = False

@@ -1,6 +1,8 @@
 """Chunk vectors in the index's own SQLite file, searched with numpy.
 
     embeddings(chunk_id TEXT PRIMARY KEY, text_sha TEXT, model TEXT, dim INTEGER, vec BLOB)
+    embedded_files(path TEXT PRIMARY KEY, sha256 TEXT, model TEXT, chunk_ids TEXT)   -- ids as JSON
+    embeddings_version(id = 1, n INTEGER)                                           -- bumped by each write
 
 `vec` is little-endian float32, L2-normalized on write, so cosine similarity is one matrix-vector product.
 The interpreter's sqlite3 cannot load extensions (FACTS.md "SQLite"), so no vector extension is used: the
@@ -15,25 +17,29 @@ nothing of it; `CREATE TABLE IF NOT EXISTS` makes it appear in an existing index
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..application.embedding import EmbedderUnavailable, StoredVector, VectorStore
+from ..application.embedding import EmbedderUnavailable, StoredVector, SyncedFile, VectorStore
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings(
     chunk_id TEXT PRIMARY KEY, text_sha TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL,
     vec BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS embeddings_model ON embeddings(model);
+CREATE TABLE IF NOT EXISTS embedded_files(
+    path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, model TEXT NOT NULL, chunk_ids TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embeddings_version(id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
 INSERT OR IGNORE INTO embeddings_version(id, n) VALUES (1, 0);
 """
 _BUMP = "UPDATE embeddings_version SET n = n + 1 WHERE id = 1"
 _DELETE_BATCH = 500
+_LOOKUP_BATCH = 500
 
 
 class SqliteVectorStore(VectorStore):
@@ -59,11 +65,40 @@ class SqliteVectorStore(VectorStore):
         self._cache_model = None
 
     # ---------------------------------------------------------------- writing
-    def stored(self) -> dict[str, StoredVector]:
-        return {
+    def stored(self, chunk_ids: Iterable[str] | None = None) -> dict[str, StoredVector]:
+        wanted = None if chunk_ids is None else set(chunk_ids)
+        if wanted is not None and len(wanted) <= _LOOKUP_BATCH * 10:
+            out: dict[str, StoredVector] = {}
+            ids = sorted(wanted)
+            for start in range(0, len(ids), _LOOKUP_BATCH):
+                part = ids[start : start + _LOOKUP_BATCH]
+                rows = self._conn.execute(
+                    "SELECT chunk_id, text_sha, model FROM embeddings "
+                    f"WHERE chunk_id IN ({','.join('?' * len(part))})",
+                    part,
+                )
+                out.update({r[0]: StoredVector(chunk_id=r[0], text_sha=r[1], model=r[2]) for r in rows})
+            return out
+        return {  # all of them: one scan beats thousands of look-ups
             r[0]: StoredVector(chunk_id=r[0], text_sha=r[1], model=r[2])
             for r in self._conn.execute("SELECT chunk_id, text_sha, model FROM embeddings")
+            if wanted is None or r[0] in wanted
         }
+
+    def synced_files(self) -> dict[str, SyncedFile]:
+        return {
+            r[0]: SyncedFile(path=r[0], sha256=r[1], model=r[2], chunk_ids=tuple(json.loads(r[3])))
+            for r in self._conn.execute("SELECT path, sha256, model, chunk_ids FROM embedded_files")
+        }
+
+    def mark_synced(self, files: Sequence[SyncedFile]) -> None:
+        self._conn.executemany(
+            "INSERT OR REPLACE INTO embedded_files(path, sha256, model, chunk_ids) VALUES (?,?,?,?)",
+            [(f.path, f.sha256, f.model, json.dumps(list(f.chunk_ids))) for f in files],
+        )
+
+    def forget_files(self, paths: Sequence[str]) -> None:
+        self._conn.executemany("DELETE FROM embedded_files WHERE path=?", [(p,) for p in paths])
 
     def put(self, model: str, items: Sequence[tuple[str, str, Sequence[float]]]) -> None:
         if not items:

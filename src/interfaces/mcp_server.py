@@ -355,6 +355,8 @@ def _reindex(engine: Engine, full: bool) -> Response:
         "seconds": round(report.seconds, 3),
         "index": dict(status.data),
     }
+    if report.embeddings is not None:
+        data["embeddings"] = report.embeddings.to_data()
     return Response.success("index", data)
 
 

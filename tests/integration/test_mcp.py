@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ TOOLS = [
     "reindex",
 ]
 HEADER = "sym://python/type/shop/checkout/parse_http_header"
+TIMEOUT = 60.0  # seconds per request: a hung server fails the test instead of hanging the suite
 
 # (tool, arguments): a good call first, then bad ones, for every tool
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -106,7 +108,10 @@ def server_params(segment: Path) -> StdioServerParameters:
 
 
 async def scripted_session(segment: Path) -> dict[str, Any]:
-    async with stdio_client(server_params(segment)) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(server_params(segment)) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=TIMEOUT) as session,
+    ):
         init = await session.initialize()
         listed = await session.list_tools()
         results = []
@@ -256,6 +261,8 @@ def test_stdout_carries_nothing_but_protocol(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.stdin and proc.stdout
+    watchdog = threading.Timer(TIMEOUT, proc.kill)  # a hung server fails the test instead of hanging it
+    watchdog.start()
 
     def send(message: dict[str, Any]) -> None:
         assert proc.stdin
@@ -290,7 +297,9 @@ def test_stdout_carries_nothing_but_protocol(tmp_path: Path) -> None:
         rest = proc.stdout.read()
         proc.wait(timeout=30)
     finally:
-        proc.kill() if proc.poll() is None else None
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
     assert init["id"] == 1 and init["result"]["serverInfo"]["name"] == "trifecta"
     assert answer["id"] == 2 and answer["result"]["structuredContent"]["status"] == "ok"
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in rest.splitlines() if line.strip())

@@ -142,3 +142,13 @@ def test_linter_takes_anchors_from_the_segment(engine: trifecta.Engine) -> None:
     assert folder["anchors_detected"]["strong"] == ["shop/"]
     off = engine.search("how does the inventory reserve stock", lint=False).to_dict()["data"]["plan"]["lint"]
     assert off == {"query_class": "disabled"}
+
+
+@pytest.mark.parametrize("evil", ["(a+)+$", r"(\w*)*x", r"(\d{2,})+"])
+def test_catastrophic_regexes_are_refused_before_they_run(engine: trifecta.Engine, evil: str) -> None:
+    error = engine.search(evil, regex=True).to_dict()["errors"][0]
+    assert error["code"] == "INVALID_ARGUMENT" and "exponential" in error["message"]
+
+
+def test_bounded_repetition_inside_a_group_is_fine(engine: trifecta.Engine) -> None:
+    assert engine.search(r"(\d{2})+", regex=True).ok

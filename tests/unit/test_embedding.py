@@ -22,10 +22,11 @@ from trifecta.application.embedding import (
     EmbedSegment,
     SemanticEngine,
     StoredVector,
+    SyncedFile,
     embed_text,
     text_sha,
 )
-from trifecta.application.ports import IndexStats, ScoredChunk
+from trifecta.application.ports import IndexStats, ScoredChunk, StoredFile
 from trifecta.application.search import SearchRequest, SearchSegment
 from trifecta.domain.code import Chunk, ChunkKind
 from trifecta.domain.contract import ErrorCode
@@ -76,10 +77,25 @@ class FakeVectorStore:
     def __init__(self) -> None:
         self.rows: dict[str, tuple[str, str, list[float]]] = {}  # chunk id -> (sha, model, vector)
 
-    def stored(self) -> dict[str, StoredVector]:
+        self.files: dict[str, SyncedFile] = {}
+
+    def stored(self, chunk_ids: Iterable[str] | None = None) -> dict[str, StoredVector]:
+        wanted = None if chunk_ids is None else set(chunk_ids)
         return {
-            cid: StoredVector(chunk_id=cid, text_sha=sha, model=m) for cid, (sha, m, _) in self.rows.items()
+            cid: StoredVector(chunk_id=cid, text_sha=sha, model=m)
+            for cid, (sha, m, _) in self.rows.items()
+            if wanted is None or cid in wanted
         }
+
+    def synced_files(self) -> dict[str, SyncedFile]:
+        return dict(self.files)
+
+    def mark_synced(self, files: Sequence[SyncedFile]) -> None:
+        self.files.update({f.path: f for f in files})
+
+    def forget_files(self, paths: Sequence[str]) -> None:
+        for p in paths:
+            self.files.pop(p, None)
 
     def put(self, model: str, items: Sequence[tuple[str, str, Sequence[float]]]) -> None:
         for cid, sha, vec in items:
@@ -111,6 +127,15 @@ class FakeIndex:
 
     def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
         self.chunks: dict[str, Chunk] = {c.id: c for c in chunks}
+        self.chunk_reads: list[list[str] | None] = []  # the paths of each iter_chunks call
+
+    def files(self) -> list[StoredFile]:
+        out = []
+        for path in sorted({c.path for c in self.chunks.values()}):
+            text = "".join(c.body for c in self.chunks.values() if c.path == path)
+            sha = hashlib.sha256(text.encode()).hexdigest()
+            out.append(StoredFile(path=path, language="python", n_lines=1, parse_error="", sha256=sha))
+        return out
 
     def stats(self) -> IndexStats:
         return IndexStats(
@@ -123,6 +148,7 @@ class FakeIndex:
         )
 
     def iter_chunks(self, paths: Iterable[str] | None = None) -> Iterator[Chunk]:
+        self.chunk_reads.append(None if paths is None else list(paths))
         wanted = set(paths) if paths is not None else None
         yield from (c for c in self.chunks.values() if wanted is None or c.path in wanted)
 
@@ -183,12 +209,15 @@ def test_second_run_embeds_nothing_and_a_changed_chunk_alone() -> None:
     index, store, embedder = FakeIndex(CHUNKS), FakeVectorStore(), FakeEmbedder()
     use_case = EmbedSegment(reader=index, store=store, embedder=embedder)
     use_case.execute(EmbedRequest())
+    index.chunk_reads.clear()
     assert use_case.execute(EmbedRequest()).embedded == 0
+    assert index.chunk_reads == [[]]  # no file changed: no chunk text read at all
     before = embedder.embedded
     index.chunks["b"] = chunk("b", "load_settings", "def load_settings(path):\n    return {}\n")
     report = use_case.execute(EmbedRequest())
     assert (report.embedded, report.unchanged) == (1, 2)
     assert embedder.embedded - before == 1 and "return {}" in embedder.calls[-1][0]
+    assert index.chunk_reads[-1] == ["pkg/mod.py"]  # only the changed file's chunks were read
 
 
 def test_vectors_of_deleted_chunks_are_removed() -> None:
@@ -223,6 +252,18 @@ def test_unreachable_embedder_keeps_finished_batches_and_says_why() -> None:
     assert again.execute(EmbedRequest()).embedded == 1 and not again.behind()
 
 
+def test_a_stopped_run_marks_only_the_files_it_finished() -> None:
+    chunks = [chunk(f"x{i}", f"f{i}", f"def f{i}(): pass\n", path=f"pkg/m{i}.py") for i in range(4)]
+    index, store = FakeIndex(chunks), FakeVectorStore()
+    EmbedSegment(reader=index, store=store, embedder=FakeEmbedder(fail_after=1), batch_size=2).execute(
+        EmbedRequest()
+    )
+    assert len(store.files) == 2 and all(len(f.chunk_ids) == 1 for f in store.files.values())
+    embedder = FakeEmbedder()
+    report = EmbedSegment(reader=index, store=store, embedder=embedder).execute(EmbedRequest())
+    assert report.embedded == 2 and len(store.files) == 4
+
+
 def test_batch_size_must_be_positive() -> None:
     with pytest.raises(ValueError):
         EmbedSegment(reader=FakeIndex(), store=FakeVectorStore(), embedder=FakeEmbedder(), batch_size=0)
@@ -252,6 +293,14 @@ def check_vector_store_contract(store) -> None:
     store.delete(["x", "w", "absent"])
     assert set(store.stored()) == {"y", "z"} and store.count("other") == 0
     assert store.top_k("m", [0.0, 0.0, 0.0], 3) == []  # a zero query matches nothing rather than everything
+    assert set(store.stored(["z", "absent"])) == {"z"} and store.stored([]) == {}
+    assert set(store.stored(f"id{i}" for i in range(6000))) == set()  # a long id list is fine too
+    one = SyncedFile(path="a.py", sha256="h1", model="m", chunk_ids=("y", "z"))
+    store.mark_synced([one, SyncedFile(path="b.py", sha256="h2", model="m", chunk_ids=())])
+    store.mark_synced([SyncedFile(path="b.py", sha256="h3", model="m", chunk_ids=("q",))])
+    assert store.synced_files()["a.py"] == one and store.synced_files()["b.py"].chunk_ids == ("q",)
+    store.forget_files(["b.py", "never.py"])
+    assert set(store.synced_files()) == {"a.py"}
 
 
 def test_fake_vector_store_meets_the_contract() -> None:
@@ -417,3 +466,15 @@ def test_http_embedder_bad_answers_are_clear_errors(response, message) -> None:
 def test_embeddings_url() -> None:
     assert embeddings_url("http://localhost:11434/v1/") == "http://localhost:11434/v1/embeddings"
     assert embeddings_url("https://api.example/v1/embeddings") == "https://api.example/v1/embeddings"
+
+
+def test_http_embedder_sends_the_api_key_only_when_given() -> None:
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("authorization"))
+        return httpx.Response(200, json={"data": [{"index": 0, "embedding": [1.0]}]})
+
+    mock_embedder(handler, api_key="sk-test").embed(["x"])
+    mock_embedder(handler).embed(["x"])
+    assert seen == ["Bearer sk-test", None]

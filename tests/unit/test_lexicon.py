@@ -148,3 +148,24 @@ def test_shipped_sizes() -> None:
     assert len(LEX.translations) >= 400
     assert len(LEX.synonyms) >= 80
     assert load_lexicon() is LEX
+
+
+@pytest.mark.parametrize(
+    ("word", "cognate"),
+    [
+        ("configuración", "configuration"),
+        ("segmentos", "segment"),
+        ("referencias", "reference"),
+        ("memoria", "memory"),
+        ("exclusivo", "exclusive"),
+        ("automático", "automatic"),
+    ],
+)
+def test_untranslated_spanish_words_get_their_english_cognate(word: str, cognate: str) -> None:
+    empty = Lexicon.from_mappings({}, {})
+    assert cognate in empty.expand(word)
+
+
+def test_cognates_never_replace_a_translation() -> None:
+    lexicon = Lexicon.from_mappings({"memoria": ["memory", "ram"]}, {})
+    assert lexicon.expand("memoria") == ("memory", "ram")
