@@ -96,7 +96,12 @@ class SourceParser(CodeParser):
         if self._workers <= 1 or len(items) < PARALLEL_MIN_FILES:
             yield from map(_parse_item, items)
             return
-        from concurrent.futures import ProcessPoolExecutor  # only big runs pay for importing it
+        import multiprocessing  # only big runs pay for importing these
+        from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=self._workers) as pool:
+        # Never fork: the parent may run threads (a language server client, an ONNX session, the MCP
+        # server) whose locks a forked child would inherit held. forkserver forks from a clean process.
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        with ProcessPoolExecutor(max_workers=self._workers, mp_context=context) as pool:
             yield from pool.map(_parse_item, items, chunksize=16)

@@ -22,6 +22,7 @@ committed, consistent index. Extension loading is never needed.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -42,6 +43,7 @@ from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.terms import expand_identifiers
 
 SCHEMA_VERSION = "5"
+MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
 
 _SCHEMA = f"""
@@ -142,6 +144,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._rebuilt = False
         self._substring_ready = True
+        self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
+        self._cache_version = -1
         self._conn = self._open()
 
     # ---------------------------------------------------------------- lifecycle
@@ -269,6 +273,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             for up in updates:
                 self._write_file(up)
             c.execute("COMMIT")
+            self._df_cache.clear()
         except BaseException:
             c.execute("ROLLBACK")
             raise
@@ -392,13 +397,51 @@ class SqliteIndex(IndexWriter, IndexReader):
                 clauses.append(alts[0] if len(alts) == 1 else "(" + " OR ".join(alts) + ")")
         if not clauses:
             return []
-        expr = (" AND " if require_all else " OR ").join(clauses)
+        if not require_all and len(clauses) > 1:
+            # A word in a quarter of the chunks or more ("test" in a tree with a test/ folder) weighs little in
+            # BM25, yet ranking every chunk it matches costs tens of ms: leave it out of the any-word query.
+            common = self._chunk_count() / 4
+            rare = [c for c in clauses if self._doc_frequency(c) <= common]
+            clauses = rare or clauses
+        if require_all or len(clauses) < 3:
+            return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
+        # Any word: first the chunks holding at least two of the words (a far smaller set to rank), then,
+        # if that leaves room, the rest. BM25 ranks a one-word chunk below most two-word ones anyway.
+        pairs = " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(clauses[:MAX_PAIR_CLAUSES], 2))
+        found = self._ranked(pairs, limit)
+        if len(found) < limit:
+            seen = {sc.chunk.id for sc in found}
+            found += [sc for sc in self._ranked(" OR ".join(clauses), limit) if sc.chunk.id not in seen]
+        return found[:limit]
+
+    def _ranked(self, expr: str, limit: int) -> list[ScoredChunk]:
         rows = self._conn.execute(
             f"SELECT {_CHUNK_COLS}, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
             "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
             (expr, limit),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
+
+    def _fresh_caches(self) -> dict[str, int]:
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._cache_version:
+            self._cache_version = version
+            self._df_cache.clear()
+        return self._df_cache
+
+    def _chunk_count(self) -> int:
+        cache = self._fresh_caches()
+        if "\0chunks" not in cache:
+            cache["\0chunks"] = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return cache["\0chunks"]
+
+    def _doc_frequency(self, expression: str) -> int:
+        cache = self._fresh_caches()
+        if expression not in cache:
+            cache[expression] = self._conn.execute(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expression,)
+            ).fetchone()[0]
+        return cache[expression]
 
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.

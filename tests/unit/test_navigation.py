@@ -498,7 +498,9 @@ def _envelopes() -> dict[str, Any]:
         Location(path="/usr/lib/python3.11/x.py", line=1, in_segment=False),
     ]
     hover, refs = make(FakeServer(hover=HoverInfo(text=HOVER_TEXT), references=locations))
-    broken, _ = make(FakeServer(error=LanguageServerUnavailable("exited", "the server was killed by signal 9")))
+    broken, _ = make(
+        FakeServer(error=LanguageServerUnavailable("exited", "the server was killed by signal 9"))
+    )
     out = {}
     for name, response in (
         ("hover", hover.execute(HoverRequest(uri=uri))),
