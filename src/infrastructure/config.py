@@ -7,9 +7,11 @@ exclude = ["*.min.js"]           # gitignore syntax, on top of .gitignore/.trife
 secret_patterns = [...]          # files never indexed (default: .env*, *.pem, *.key, id_rsa*, ...)
 workers = 2                      # parser processes (default: CPU count, at most 4)
 
-[search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH
+[search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH, TRIFECTA_REFRESH_INTERVAL
 lint = false                     # query linter expansion (query-linter.md, off by default)
 auto_refresh = true              # refresh the index incrementally before each search
+refresh_interval = 0             # seconds a freshness check stays good within one process (0: check on every
+                                 # search); unset: 0 for the library and CLI, 1.0 in the long-lived MCP server
 
 [budget]                     TRIFECTA_MAX_BYTES
 max_bytes_total = 32000
@@ -79,6 +81,7 @@ class Settings:
     workers: int | None = None
     lint: bool = False
     auto_refresh: bool = True
+    refresh_interval: float | None = None  # None: the caller's default (facade.Engine)
     max_bytes_total: int = 32_000
     max_snippet_bytes: int = 2_000
     max_snippets: int = 5
@@ -160,6 +163,7 @@ def load_settings(
         "TRIFECTA_WORKERS": "workers",
         "TRIFECTA_LINT": "lint",
         "TRIFECTA_AUTO_REFRESH": "auto_refresh",
+        "TRIFECTA_REFRESH_INTERVAL": "refresh_interval",
         "TRIFECTA_MAX_BYTES": "max_bytes_total",
     }
     env_map.update({f"TRIFECTA_{k.upper()}": k for k in EMBED_KEYS})
@@ -197,6 +201,16 @@ def load_settings(
     for key in ("lint", "auto_refresh", "telemetry"):
         if key in raw:
             values[key] = _bool(raw[key], key)
+    if "refresh_interval" in raw:
+        try:
+            interval = float(raw["refresh_interval"])
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"refresh_interval must be a number of seconds, got {raw['refresh_interval']!r}"
+            ) from None
+        if not 0 <= interval <= 3600:
+            raise ConfigError(f"refresh_interval must be between 0 and 3600 seconds, got {interval}")
+        values["refresh_interval"] = interval
     for key in ("exclude", "secret_patterns"):
         if key in raw:
             value = raw[key]
@@ -226,7 +240,9 @@ def _embedding(raw: Mapping[str, Any], root: Path) -> dict[str, Any]:
     values: dict[str, Any] = {}
     provider = str(raw.get("embed_provider", "none")).strip().lower()
     if provider not in EMBED_PROVIDERS:
-        raise ConfigError(f"[embedding] provider must be one of {', '.join(EMBED_PROVIDERS)}, got {provider!r}")
+        raise ConfigError(
+            f"[embedding] provider must be one of {', '.join(EMBED_PROVIDERS)}, got {provider!r}"
+        )
     values["embed_provider"] = provider
     for key in ("embed_api_url", "embed_model", "embed_api_key_env"):
         if key in raw:
@@ -242,7 +258,9 @@ def _embedding(raw: Mapping[str, Any], root: Path) -> dict[str, Any]:
         try:
             timeout = float(str(raw["embed_timeout"]))
         except ValueError:
-            raise ConfigError(f"[embedding] timeout must be a number of seconds, got {raw['embed_timeout']!r}") from None
+            raise ConfigError(
+                f"[embedding] timeout must be a number of seconds, got {raw['embed_timeout']!r}"
+            ) from None
         if not 0 < timeout <= 3600:
             raise ConfigError(f"[embedding] timeout must be between 0 and 3600 seconds, got {timeout:g}")
         values["embed_timeout"] = timeout
@@ -300,7 +318,9 @@ def _lsp(raw: Mapping[str, Any]) -> dict[str, Any]:
         try:
             parts = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"lsp_command must be a command line or a list, got {command!r}: {exc}") from None
+            raise ConfigError(
+                f"lsp_command must be a command line or a list, got {command!r}: {exc}"
+            ) from None
         if not parts or not parts[0].strip():
             raise ConfigError("lsp_command must name a program, got an empty command")
         values["lsp_command"] = tuple(parts)
@@ -308,7 +328,9 @@ def _lsp(raw: Mapping[str, Any]) -> dict[str, Any]:
         try:
             timeout = float(str(raw["lsp_timeout"]))
         except ValueError:
-            raise ConfigError(f"lsp_timeout must be a number of seconds, got {raw['lsp_timeout']!r}") from None
+            raise ConfigError(
+                f"lsp_timeout must be a number of seconds, got {raw['lsp_timeout']!r}"
+            ) from None
         if not 0 < timeout <= 3600:  # NaN fails this too
             raise ConfigError(f"lsp_timeout must be between 0 and 3600 seconds, got {timeout}")
         values["lsp_timeout"] = timeout

@@ -38,6 +38,7 @@ from .bootstrap import App, bootstrap, search_use_case
 
 F = TypeVar("F", bound=Callable[..., Response])
 INDEX_LOCK_WAIT_SECONDS = 120.0
+MCP_REFRESH_INTERVAL = 1.0  # seconds a freshness check stays good in `trifecta mcp` (refresh_interval unset)
 EMBED_RETRY_SECONDS = 30.0
 
 
@@ -115,6 +116,7 @@ class Engine:
         self._search = search_use_case(app, self._refresh)
         self.progress: ProgressSink | None = None  # used by implicit (re)builds before a search
         self.origin = "library"  # who is calling, for telemetry: "cli", "mcp" or "library"
+        self._checked_at = float("-inf")  # when the last freshness check ran (time.monotonic)
         self._embed_retry_at = 0.0
         self._embeddings_checked = False
 
@@ -141,10 +143,19 @@ class Engine:
         stats = self._app.store.stats()
         if stats.built_at and not self._app.settings.auto_refresh:
             return 0
+        interval = self._app.settings.refresh_interval
+        if interval is None:  # a long-lived server answers bursts of searches; others check every time
+            interval = MCP_REFRESH_INTERVAL if self.origin == "mcp" else 0.0
+        now = time.monotonic()
+        if stats.built_at and now - self._checked_at < interval:
+            return 0
+        self._checked_at = now
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
             with self._app.store.writing(wait_seconds=wait):
-                changed = self._app.index.execute(IndexRequest(defer_substring_index=True), self.progress).changed
+                changed = self._app.index.execute(
+                    IndexRequest(defer_substring_index=True), self.progress
+                ).changed
                 self._sync_embeddings(changed)
                 return changed
         except IndexLocked:
@@ -246,7 +257,9 @@ class Engine:
             with open(queries, encoding="utf-8") as fh:
                 questions = parse_questions(fh, load_lexicon().is_spanish)
         except OSError as exc:
-            return Response.failure("eval", ErrorCode.FILE_NOT_FOUND, f"cannot read {queries}: {exc.strerror}")
+            return Response.failure(
+                "eval", ErrorCode.FILE_NOT_FOUND, f"cannot read {queries}: {exc.strerror}"
+            )
         except BadQuestions as exc:
             return Response.failure("eval", ErrorCode.INVALID_ARGUMENT, f"{queries}: {exc}")
         self._ensure_index()
@@ -282,7 +295,9 @@ class Engine:
     def stats(self, top: int = 10) -> Response:
         """What the telemetry of this segment adds up to (`ctx stats`); not itself recorded."""
         if self._app.stats is None:
-            return Response.failure("stats", ErrorCode.INVALID_ARGUMENT, "telemetry is not wired in this engine")
+            return Response.failure(
+                "stats", ErrorCode.INVALID_ARGUMENT, "telemetry is not wired in this engine"
+            )
         return self._app.stats.execute(StatsRequest(top=top))
 
     def _record(self, method: str, arguments: dict[str, Any], response: Response, started: float) -> None:

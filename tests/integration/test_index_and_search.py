@@ -240,3 +240,36 @@ def test_parallel_parsing_matches_serial(sample_repo: Path, tmp_path: Path) -> N
         b.index()
         sb = b.status().to_dict()["data"]
     assert (sa["files"], sa["symbols"], sa["chunks"]) == (sb["files"], sb["symbols"], sb["chunks"])
+
+
+def test_refresh_interval_reuses_a_recent_freshness_check(sample_repo: Path) -> None:
+    target = sample_repo / "shop" / "utils.py"
+
+    def found(engine: trifecta.Engine, word: str) -> bool:
+        return any(h["path"] == "shop/utils.py" for h in engine.search(word).to_dict()["data"]["hits"])
+
+    with trifecta.open(sample_repo) as engine:  # library default: every search checks
+        engine.search("slugify")
+        target.write_text("def zanzibar_quokka():\n    return 1\n")
+        assert found(engine, "zanzibar_quokka")
+
+    with trifecta.open(sample_repo, refresh_interval=60) as engine:
+        engine.search("slugify")
+        target.write_text("def quetzal_marmot():\n    return 2\n")
+        assert not found(engine, "quetzal_marmot")  # checked less than 60 s ago: not looked at again
+        engine.index()  # an explicit index always looks
+        assert found(engine, "quetzal_marmot")
+
+    with trifecta.open(sample_repo) as engine:
+        engine.origin = "mcp"  # the long-lived server's default interval is one second
+        engine.search("slugify")
+        target.write_text("def okapi_narwhal():\n    return 3\n")
+        assert not found(engine, "okapi_narwhal")
+
+
+def test_refresh_interval_is_validated(sample_repo: Path) -> None:
+    from trifecta.infrastructure.config import ConfigError
+
+    for bad in ("soon", -1, 7200):
+        with pytest.raises(ConfigError, match="refresh_interval"):
+            trifecta.open(sample_repo, refresh_interval=bad)
