@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +12,13 @@ import pytest
 
 from trifecta.domain.contract import Response
 
-EXE = shutil.which("trifecta")
+# The console script of the interpreter running the tests (a `trifecta` elsewhere on PATH may be another install).
+_SCRIPT = Path(sys.executable).parent / "trifecta"
+EXE = str(_SCRIPT) if _SCRIPT.exists() else None
 
 
 def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [EXE, *args] if EXE else [sys.executable, "-m", "trifecta.interfaces.cli.main", *args]
+    cmd = [EXE, *args] if EXE else [sys.executable, "-m", "trifecta", *args]
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd, env=full_env)
 

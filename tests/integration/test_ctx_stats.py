@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,8 @@ from pathlib import Path
 import trifecta
 from trifecta.domain.contract import Response
 
-EXE = shutil.which("trifecta")
+_SCRIPT = Path(sys.executable).parent / "trifecta"  # this interpreter's install, not another on PATH
+EXE = str(_SCRIPT) if _SCRIPT.exists() else None
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

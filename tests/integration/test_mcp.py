@@ -30,7 +30,8 @@ pytestmark = pytest.mark.slow
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "mcp_session.json"
-EXE = shutil.which("trifecta")
+_SCRIPT = Path(sys.executable).parent / "trifecta"  # this interpreter's install, not another on PATH
+EXE = str(_SCRIPT) if _SCRIPT.exists() else None
 TOOLS = [
     "search",
     "get",
