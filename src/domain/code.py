@@ -10,7 +10,7 @@ import enum
 
 import attrs
 
-from .terms import expand_identifiers
+from .terms import expand_identifiers, identifier_parts
 
 
 class SymbolKind(enum.StrEnum):
@@ -64,13 +64,16 @@ class Chunk:
     signature: str = ""
     doc: str = ""  # docstring and comments
     body: str = ""  # the source text of the chunk
-    # name, symbol, signature, doc and body with identifiers split (terms.expand_identifiers), filled by
-    # the parser so the splitting runs in its worker processes; empty means "not computed yet"
+    # name, symbol, signature, doc with identifiers split (terms.expand_identifiers) and the body's identifier
+    # parts (terms.identifier_parts), filled by the parser so the splitting runs in its worker processes;
+    # empty means "not computed yet"
     search_fields: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
 
     def with_search_fields(self) -> Chunk:
-        fields = (self.name, self.symbol, self.signature, self.doc, self.body)
-        return attrs.evolve(self, search_fields=tuple(expand_identifiers(f) for f in fields))
+        """name, symbol, signature and doc with identifiers split in place; for the body, only the parts of
+        its distinct identifiers (the store indexes them after the body itself)."""
+        short = tuple(expand_identifiers(f) for f in (self.name, self.symbol, self.signature, self.doc))
+        return attrs.evolve(self, search_fields=(*short, identifier_parts(self.body)))
 
 
 @attrs.frozen(kw_only=True)

@@ -12,7 +12,10 @@ import unicodedata
 
 _IDENT = re.compile(r"[^\W\d][\w]*|\d+", re.UNICODE)
 # identifiers with an inner '_' or a lower->upper step: the only words that need splitting
-_COMPOUND = re.compile(r"\b(?=[A-Za-z_])[A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*")
+_COMPOUND = re.compile(
+    r"\b(?=[A-Za-z_])[A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*"
+)
+_WORD_START = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 STOP_WORDS = frozenset(
@@ -198,6 +201,20 @@ def expand_identifiers(text: str) -> str:
     Plain words pass through untouched (the full-text tokenizer folds case), so the scan stays in C.
     """
     return _COMPOUND.sub(_expand_match, text)
+
+
+def identifier_parts(text: str) -> str:
+    """The parts of each distinct compound identifier of `text`, once (`parseHTTPHeader(a_b) a_b` ->
+    `parse HTTP Header a b`): indexed beside a body so `parse header` finds it, at a fraction of the cost of
+    splitting every occurrence in place."""
+    return " ".join(parts for parts in map(_parts_of, dict.fromkeys(_WORD_START.findall(text))) if parts)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parts_of(word: str) -> str:
+    """The parts of a compound identifier joined by spaces, "" for a plain word."""
+    parts = split_identifier(word)
+    return " ".join(parts) if len(parts) > 1 else ""
 
 
 @functools.lru_cache(maxsize=65536)

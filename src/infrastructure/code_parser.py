@@ -77,7 +77,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
     return ParsedFile(language=language, chunks=text_chunks(path, language, text))
 
 
-def _parse_item(item: tuple[str, str]) -> tuple[str, ParsedFile]:
+def parse_item(item: tuple[str, str]) -> tuple[str, ParsedFile]:
     parsed = parse_source(*item)
     return item[0], attrs.evolve(parsed, chunks=tuple(c.with_search_fields() for c in parsed.chunks))
 
@@ -94,14 +94,10 @@ class SourceParser(CodeParser):
 
     def parse_many(self, items: Sequence[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
         if self._workers <= 1 or len(items) < PARALLEL_MIN_FILES:
-            yield from map(_parse_item, items)
+            yield from map(parse_item, items)
             return
-        import multiprocessing  # only big runs pay for importing these
-        from concurrent.futures import ProcessPoolExecutor
+        from .parse_pool import (
+            parallel_map,
+        )  # worker subprocesses: see parse_pool for why not multiprocessing
 
-        # Never fork: the parent may run threads (a language server client, an ONNX session, the MCP
-        # server) whose locks a forked child would inherit held. forkserver forks from a clean process.
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        context = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(max_workers=self._workers, mp_context=context) as pool:
-            yield from pool.map(_parse_item, items, chunksize=16)
+        yield from parallel_map(parse_item, items, workers=self._workers)

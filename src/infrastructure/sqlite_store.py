@@ -42,7 +42,7 @@ from ..application.ports import (
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.terms import expand_identifiers
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
 
@@ -128,7 +128,9 @@ def _json_list(values: Sequence[str]) -> str:
 
 def _fts_values(ch: Chunk) -> tuple[str, ...]:
     """The six FTS columns of a chunk (search_fields must be filled)."""
-    return (*ch.search_fields, expand_identifiers(ch.path.replace("/", " ").replace(".", " ")))
+    name, qualname, signature, doc, body_parts = ch.search_fields
+    path = expand_identifiers(ch.path.replace("/", " ").replace(".", " "))
+    return (name, qualname, signature, doc, f"{ch.body}\n{body_parts}" if body_parts else ch.body, path)
 
 
 def fts_string(term: str) -> str | None:

@@ -113,3 +113,10 @@ def test_text_files_are_line_windows() -> None:
     assert language_of("docs/guide.md") == "markdown" and language_of("x.bin") is None
     parsed = parse_source("docs/guide.md", "\n".join(f"line {i}" for i in range(120)))
     assert [(c.start_line, c.end_line) for c in parsed.chunks] == [(1, 50), (51, 100), (101, 120)]
+
+
+def test_identifier_parts_lists_each_compound_once() -> None:
+    from trifecta.domain.terms import identifier_parts
+
+    assert identifier_parts("x = parseHTTPHeader(a_b) + parseHTTPHeader(c)") == "parse HTTP Header a b"
+    assert identifier_parts("plain words only, 0x800000") == ""
