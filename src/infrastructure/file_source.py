@@ -59,12 +59,15 @@ class LocalFileSource(FileSource):
         stack: list[tuple[str, str, tuple[tuple[str, GitIgnoreSpec], ...]]] = [(root_str, "", ())]
         while stack:
             abs_dir, rel_dir, specs = stack.pop()
-            specs = specs + self._ignore_specs(abs_dir, rel_dir)
             try:
-                entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+                with os.scandir(abs_dir) as listing:
+                    entries = list(listing)  # any order: the files are sorted once at the end
             except OSError:
                 skipped["unreadable"] += 1
                 continue
+            names = {e.name for e in entries}
+            if not names.isdisjoint(IGNORE_FILES):
+                specs = specs + self._ignore_specs(abs_dir, rel_dir)
             for entry in entries:
                 rel = f"{rel_dir}{entry.name}"
                 try:

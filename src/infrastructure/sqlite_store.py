@@ -147,6 +147,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._rebuilt = False
         self._substring_ready = True
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
+        self._states_cache: dict[str, FileState] | None = None
         self._cache_version = -1
         self._conn = self._open()
 
@@ -233,10 +234,16 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     # ---------------------------------------------------------------- writing
     def file_states(self) -> dict[str, FileState]:
-        return {
-            row[0]: FileState(path=row[0], size=row[1], mtime_ns=row[2], sha256=row[3])
-            for row in self._conn.execute("SELECT path, size, mtime_ns, sha256 FROM files")
-        }
+        """Every stored file's stat data and hash. Cached until the data changes (this connection's writes
+        or another process's), since a freshness check before each search asks for all of it; callers
+        must not modify the dict."""
+        self._fresh_caches()
+        if self._states_cache is None:
+            self._states_cache = {
+                row[0]: FileState(path=row[0], size=row[1], mtime_ns=row[2], sha256=row[3])
+                for row in self._conn.execute("SELECT path, size, mtime_ns, sha256 FROM files")
+            }
+        return self._states_cache
 
     def _remove(self, file_id: int) -> None:
         c = self._conn
@@ -276,6 +283,7 @@ class SqliteIndex(IndexWriter, IndexReader):
                 self._write_file(up)
             c.execute("COMMIT")
             self._df_cache.clear()
+            self._states_cache = None
         except BaseException:
             c.execute("ROLLBACK")
             raise
@@ -429,6 +437,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         if version != self._cache_version:
             self._cache_version = version
             self._df_cache.clear()
+            self._states_cache = None
         return self._df_cache
 
     def _chunk_count(self) -> int:
