@@ -19,7 +19,7 @@ from ..domain.contract import ErrorCode, Response
 from ..domain.lexicon import Lexicon
 from ..domain.ranking import reciprocal_rank_fusion
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
-from ..domain.structural_query import parse_structural
+from ..domain.structural_query import StructuralQuery, parse_structural
 from ..domain.subqueries import split_subqueries
 from ..domain.terms import fold, query_terms, split_identifier
 from .embedding import EmbedderUnavailable, SemanticEngine
@@ -232,16 +232,12 @@ class SearchSegment:
                     plan["weights"] = weights
                     continue
                 results[engine] = found
-            elif engine == "lexical":
-                results[engine] = self._lexical(search_text, pool, focus)
             elif engine == "code_pattern" and code_pattern is not None and self._code_patterns is not None:
                 results[engine] = self._code_patterns.search(code_pattern, pool, plan)
             elif engine == "pattern" and regex is not None:
                 results[engine] = self._regex.search(regex, pool, plan)
-            elif engine == "pattern":
-                results[engine] = self._pattern.search(needles, pool)
-            elif engine == "structural":
-                results[engine] = self._structural.search(structural_query, pool)
+            else:
+                results[engine] = self._basic(engine, search_text, needles, structural_query, pool, focus)
             timings[engine] = round((time.perf_counter() - t) * 1000, 3)
         if request.mode == "auto" and regex is None and code_pattern is None:  # compound: parts routed too
             self._subqueries(query, results, weights, timings, plan, pool, focus)
@@ -344,6 +340,22 @@ class SearchSegment:
             "search", data, next_actions=[f"ast snippet {found.uri} --segment {self._segment}"]
         )
 
+    def _basic(
+        self,
+        engine: str,
+        text: str,
+        needles: list[str],
+        structural_query: StructuralQuery,
+        pool: int,
+        focus: Focus,
+    ) -> list[Hit]:
+        """The engines every question can use: lexical, literal pattern, structural (symbol table)."""
+        if engine == "pattern":
+            return self._pattern.search(needles, pool)
+        if engine == "structural":
+            return self._structural.search(structural_query, pool)
+        return self._lexical(text, pool, focus)
+
     # ------------------------------------------------------------------ compound questions
     def _subqueries(
         self,
@@ -367,14 +379,10 @@ class SearchSegment:
             structural_query = parse_structural(part)
             needles = literals(part, code_words=route == "pattern")
             part_weights = _route_weights(route, "auto", structural_query.has_filter, bool(needles))
-            part_results: dict[str, list[Hit]] = {}
-            for engine in part_weights:
-                if engine == "lexical":
-                    part_results[engine] = self._lexical(part, pool, focus)
-                elif engine == "pattern":
-                    part_results[engine] = self._pattern.search(needles, pool)
-                elif engine == "structural":
-                    part_results[engine] = self._structural.search(structural_query, pool)
+            part_results = {
+                engine: self._basic(engine, part, needles, structural_query, pool, focus)
+                for engine in part_weights
+            }
             name = f"part{number}"
             results[name] = _fuse(part_results, part_weights, focus, pool)
             weights[name] = 0.5 * max(weights.values(), default=1.0)

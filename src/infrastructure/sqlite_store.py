@@ -233,6 +233,18 @@ class SqliteIndex(IndexWriter, IndexReader):
             os.close(fd)
 
     # ---------------------------------------------------------------- writing
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed whole or rolled back whole (even on KeyboardInterrupt)."""
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
     def file_states(self) -> dict[str, FileState]:
         """Every stored file's stat data and hash. Cached until the data changes (this connection's writes
         or another process's), since a freshness check before each search asks for all of it; callers
@@ -268,9 +280,7 @@ class SqliteIndex(IndexWriter, IndexReader):
     def apply(
         self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
     ) -> None:
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             self._substring_ready = self._read_substring_state() == "ready"
             for path in deleted:
                 row = c.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
@@ -281,12 +291,8 @@ class SqliteIndex(IndexWriter, IndexReader):
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (st.size, st.mtime_ns, st.path))
             for up in updates:
                 self._write_file(up)
-            c.execute("COMMIT")
-            self._df_cache.clear()
-            self._states_cache = None
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
+        self._df_cache.clear()
+        self._states_cache = None
 
     def _write_file(self, up: FileUpdate) -> None:
         c = self._conn
@@ -350,27 +356,15 @@ class SqliteIndex(IndexWriter, IndexReader):
     def suspend_substring_index(self) -> None:
         """Empty the trigram table and stop maintaining it: a bulk load then skips its cost, and
         look-ups scan until `build_substring_index` runs. One transaction, so never half-dropped."""
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('delete-all')")
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'suspended')")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
 
     def build_substring_index(self) -> None:
         """Rebuild the trigram table from `chunks` in one transaction (a killed build leaves it suspended)."""
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'ready')")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
 
     def has_completed_run(self) -> bool:
         return self._conn.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is not None
@@ -417,7 +411,9 @@ class SqliteIndex(IndexWriter, IndexReader):
             return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
         # Any word: first the chunks holding at least two of the words (a far smaller set to rank), then,
         # if that leaves room, the rest. BM25 ranks a one-word chunk below most two-word ones anyway.
-        pairs = " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(clauses[:MAX_PAIR_CLAUSES], 2))
+        pairs = " OR ".join(
+            f"({a} AND {b})" for a, b in itertools.combinations(clauses[:MAX_PAIR_CLAUSES], 2)
+        )
         found = self._ranked(pairs, limit)
         if len(found) < limit:
             seen = {sc.chunk.id for sc in found}
