@@ -7,6 +7,7 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -48,6 +49,25 @@ class IndexReport:
     @property
     def changed(self) -> int:
         return self.files_indexed + self.files_deleted
+
+    def to_data(self) -> dict[str, Any]:
+        """The report as the `index` envelope's data (the CLI and the MCP `reindex` tool)."""
+        data: dict[str, Any] = {
+            "files_seen": self.files_seen,
+            "files_indexed": self.files_indexed,
+            "files_unchanged": self.files_unchanged,
+            "files_deleted": self.files_deleted,
+            "symbols_added": self.symbols_added,
+            "parse_errors": self.parse_errors,
+            "parse_error_files": list(self.parse_error_files),
+            "skipped": dict(self.skipped),
+            "seconds": round(self.seconds, 3),
+            "searchable_seconds": round(self.searchable_seconds, 3),
+            "substring_index_seconds": round(self.substring_index_seconds, 3),
+        }
+        if self.embeddings is not None:
+            data["embeddings"] = self.embeddings.to_data()
+        return data
 
 
 def _noop_progress(done: int, total: int, message: str) -> None:

@@ -115,6 +115,19 @@ def _bool(value: object, name: str) -> bool:
     raise ConfigError(f"{name} must be true or false, got {value!r}")
 
 
+def _seconds(value: object, name: str, *, most: float, zero_ok: bool = False) -> float:
+    """A duration in seconds within (0, most], or [0, most] when zero means "off"; NaN and booleans never pass."""
+    try:
+        seconds = float(str(value)) if not isinstance(value, bool) else float("nan")
+    except ValueError:
+        seconds = float("nan")
+    low_ok = seconds >= 0 if zero_ok else seconds > 0
+    if not (low_ok and seconds <= most):  # also false for NaN
+        low = "0" if zero_ok else "more than 0"
+        raise ConfigError(f"{name} must be a number of seconds from {low} to {most:g}, got {value!r}")
+    return seconds
+
+
 def _int(value: object, name: str) -> int:
     try:
         number = int(str(value))
@@ -202,15 +215,9 @@ def load_settings(
         if key in raw:
             values[key] = _bool(raw[key], key)
     if "refresh_interval" in raw:
-        try:
-            interval = float(raw["refresh_interval"])
-        except (TypeError, ValueError):
-            raise ConfigError(
-                f"refresh_interval must be a number of seconds, got {raw['refresh_interval']!r}"
-            ) from None
-        if not 0 <= interval <= 3600:
-            raise ConfigError(f"refresh_interval must be between 0 and 3600 seconds, got {interval}")
-        values["refresh_interval"] = interval
+        values["refresh_interval"] = _seconds(
+            raw["refresh_interval"], "refresh_interval", most=3600, zero_ok=True
+        )
     for key in ("exclude", "secret_patterns"):
         if key in raw:
             value = raw[key]
@@ -255,15 +262,7 @@ def _embedding(raw: Mapping[str, Any], root: Path) -> dict[str, Any]:
     if "embed_batch_size" in raw:
         values["embed_batch_size"] = _int(raw["embed_batch_size"], "[embedding] batch_size")
     if "embed_timeout" in raw:
-        try:
-            timeout = float(str(raw["embed_timeout"]))
-        except ValueError:
-            raise ConfigError(
-                f"[embedding] timeout must be a number of seconds, got {raw['embed_timeout']!r}"
-            ) from None
-        if not 0 < timeout <= 3600:
-            raise ConfigError(f"[embedding] timeout must be between 0 and 3600 seconds, got {timeout:g}")
-        values["embed_timeout"] = timeout
+        values["embed_timeout"] = _seconds(raw["embed_timeout"], "[embedding] timeout", most=3600)
     if str(raw.get("embed_model_path", "")).strip():
         path = Path(str(raw["embed_model_path"])).expanduser()
         values["embed_model_path"] = path if path.is_absolute() else root / path
@@ -299,14 +298,7 @@ def _rewrite(raw: Mapping[str, Any]) -> dict[str, Any]:
     if "rewrite_model" in values and not values["rewrite_model"]:
         raise ConfigError("[query_rewrite] model must not be empty")
     if "rewrite_timeout" in raw:
-        value = raw["rewrite_timeout"]
-        try:
-            timeout = float(str(value)) if not isinstance(value, bool) else float("nan")
-        except ValueError:
-            timeout = float("nan")
-        if not 0 < timeout <= 600:  # also false for nan
-            raise ConfigError(f"[query_rewrite] timeout must be seconds between 0 and 600, got {value!r}")
-        values["rewrite_timeout"] = timeout
+        values["rewrite_timeout"] = _seconds(raw["rewrite_timeout"], "[query_rewrite] timeout", most=600)
     return values
 
 
@@ -325,13 +317,5 @@ def _lsp(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise ConfigError("lsp_command must name a program, got an empty command")
         values["lsp_command"] = tuple(parts)
     if "lsp_timeout" in raw:
-        try:
-            timeout = float(str(raw["lsp_timeout"]))
-        except ValueError:
-            raise ConfigError(
-                f"lsp_timeout must be a number of seconds, got {raw['lsp_timeout']!r}"
-            ) from None
-        if not 0 < timeout <= 3600:  # NaN fails this too
-            raise ConfigError(f"lsp_timeout must be between 0 and 3600 seconds, got {timeout}")
-        values["lsp_timeout"] = timeout
+        values["lsp_timeout"] = _seconds(raw["lsp_timeout"], "lsp_timeout", most=3600)
     return values

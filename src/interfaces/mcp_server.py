@@ -343,20 +343,7 @@ def _reindex(engine: Engine, full: bool) -> Response:
     except IndexLocked as exc:
         return Response.failure("index", ErrorCode.INDEX_LOCKED, str(exc))
     status = engine.status()
-    data = {
-        "files_seen": report.files_seen,
-        "files_indexed": report.files_indexed,
-        "files_unchanged": report.files_unchanged,
-        "files_deleted": report.files_deleted,
-        "symbols_added": report.symbols_added,
-        "parse_errors": report.parse_errors,
-        "parse_error_files": list(report.parse_error_files),
-        "skipped": dict(report.skipped),
-        "seconds": round(report.seconds, 3),
-        "index": dict(status.data),
-    }
-    if report.embeddings is not None:
-        data["embeddings"] = report.embeddings.to_data()
+    data = {**report.to_data(), "index": dict(status.data)}
     return Response.success("index", data)
 
 

@@ -416,7 +416,7 @@ def test_embedding_settings_from_toml_env_and_options(tmp_path) -> None:
         ({"embed_provider": "onnx"}, "needs model_path"),
         ({"embed_api_url": "localhost:11434"}, "must start with http"),
         ({"embed_timeout": "soon"}, "number of seconds"),
-        ({"embed_timeout": 0}, "between 0 and 3600"),
+        ({"embed_timeout": 0}, "from more than 0 to 3600"),
         ({"embed_batch_size": 0}, "must be positive"),
     ],
 )

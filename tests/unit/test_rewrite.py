@@ -457,8 +457,8 @@ def test_query_rewrite_section_and_environment(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"TRIFECTA_REWRITE_TIMEOUT": "soon"}, "timeout must be seconds"),
-        ({"TRIFECTA_REWRITE_TIMEOUT": "0"}, "timeout must be seconds"),
+        ({"TRIFECTA_REWRITE_TIMEOUT": "soon"}, "timeout must be a number of seconds"),
+        ({"TRIFECTA_REWRITE_TIMEOUT": "0"}, "timeout must be a number of seconds"),
         ({"TRIFECTA_REWRITE_API_URL": "localhost:11434"}, "api_url must be an http"),
         ({"TRIFECTA_REWRITE": "maybe"}, "enabled must be true or false"),
     ],

@@ -133,20 +133,7 @@ def index_cmd(
     finally:
         status = engine.status()
         engine.close()
-    data = {
-        "files_seen": report.files_seen,
-        "files_indexed": report.files_indexed,
-        "files_unchanged": report.files_unchanged,
-        "files_deleted": report.files_deleted,
-        "symbols_added": report.symbols_added,
-        "parse_errors": report.parse_errors,
-        "parse_error_files": list(report.parse_error_files),
-        "skipped": report.skipped,
-        "seconds": round(report.seconds, 3),
-        "index": dict(status.data),
-    }
-    if report.embeddings is not None:
-        data["embeddings"] = report.embeddings.to_data()
+    data = {**report.to_data(), "index": dict(status.data)}
     if as_json:
         _emit(Response.success("index", data), True)
     skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items()) or "none"
