@@ -142,6 +142,22 @@ class AstPatternEngine:
 _NESTED_QUANTIFIER = re.compile(r"\([^()]*(?:[*+]|\{\d*,\d*\})[^()]*\)(?:[*+]|\{\d*,)")
 
 
+# Regex syntax that is (almost) never meant literally: escapes like \w \d \s \b or \( \. \[, `.*`/`.+`,
+# classes with a range or negation, non-capturing groups, anchors at the ends.
+_REGEX_SYNTAX = re.compile(r"\\[wdsbWDSB.()\[\]{}|+*?^$]|\.[*+]\??|\[\^|\[[^\]]*\w-\w[^\]]*\]|\(\?[:=!]|^\^")
+
+
+def looks_like_regex(query: str) -> bool:
+    """A pattern question written as a regex (`def \\w+_header\\(`, `^class .*Error`): searched as one."""
+    if not _REGEX_SYNTAX.search(query):
+        return False
+    try:
+        re.compile(query)
+    except (re.error, OverflowError, RecursionError):
+        return False
+    return True
+
+
 class InvalidRegex(ValueError):
     """The pattern does not compile; the message says where."""
 

@@ -32,6 +32,7 @@ from .engines import (
     compile_smart_case,
     literals,
     looks_like_code_pattern,
+    looks_like_regex,
 )
 from .ports import IndexReader, InvalidCodePattern
 from .rewrite import RewriteFlow, skipped
@@ -497,13 +498,19 @@ class SearchSegment:
 
 
 def _regex_text(request: SearchRequest) -> str | None:
-    """The regular expression a request asks for: `regex=True`, or a query written as /.../ in the auto
-    and pattern modes (a lone `/` or `//` is not one)."""
+    """The regular expression a request asks for: `regex=True`; a query written as /.../ in the auto and
+    pattern modes (a lone `/` or `//` is not one); or, in pattern mode or a question classified as a pattern,
+    a query with regex syntax that is never meant literally (`\\w`, `\\(`, `.*`, `[^...]`)."""
     raw = request.query.strip()
     if request.regex:
         return raw or None
     if request.mode in ("auto", "pattern") and len(raw) > 2 and raw.startswith("/") and raw.endswith("/"):
         return raw[1:-1]
+    if looks_like_regex(raw) and (
+        request.mode == "pattern"
+        or (request.mode == "auto" and query_classifier.classify(raw).category.value == "pattern")
+    ):
+        return raw  # written as a regex (`def \w+_header\(`): searched as one, as ripgrep would
     return None
 
 

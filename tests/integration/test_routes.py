@@ -152,3 +152,25 @@ def test_catastrophic_regexes_are_refused_before_they_run(engine: trifecta.Engin
 
 def test_bounded_repetition_inside_a_group_is_fine(engine: trifecta.Engine) -> None:
     assert engine.search(r"(\d{2})+", regex=True).ok
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        (r"def \w+_input\(", "pattern", [("shop/checkout.py", 24)]),
+        (r"def \w+_input\(", "auto", [("shop/checkout.py", 24)]),
+        (r"self\.inventory\.\w+\(sku", "auto", [("shop/checkout.py", 50)]),
+    ],
+)
+def test_a_query_written_as_a_regex_is_searched_as_one(
+    engine: trifecta.Engine, query: str, mode: str, expected: list[tuple[str, int]]
+) -> None:
+    response = engine.search(query, mode=mode)
+    data = response.to_dict()["data"]
+    assert data["plan"]["regex"]["pattern"] == query
+    assert _lines(response) == expected
+
+
+def test_literal_code_with_brackets_stays_literal(engine: trifecta.Engine) -> None:
+    plan = engine.search("self._items[product.sku]", mode="pattern").to_dict()["data"]["plan"]
+    assert "regex" not in plan
