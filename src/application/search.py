@@ -244,7 +244,10 @@ class SearchSegment:
             self._subqueries(query, results, weights, timings, plan, pool, focus)
         focus = self._rewrite(request, query, results, weights, timings, plan, pool, focus)
         plan["engines"] = timings
-        hits = _fuse(results, weights, focus, request.limit)
+        hits = _fuse(results, weights, focus, pool)
+        if structural_query.has_filter and results.get("structural"):
+            hits = _set_first(hits, results["structural"])
+        hits = hits[: request.limit]
 
         stats = self._reader.stats()
         fresh = Freshness(
@@ -542,6 +545,19 @@ def _with_semantic(route: str, weights: dict[str, float]) -> dict[str, float]:
     if route == "semantic":
         return {"semantic": 0.3, "lexical": 0.7, **{k: v for k, v in weights.items() if k != "lexical"}}
     return {"semantic": 0.2, **weights}
+
+
+def _key(hit: Hit) -> tuple[str, str, int]:
+    return hit.chunk.path, hit.chunk.symbol, hit.chunk.start_line
+
+
+def _set_first(fused: list[Hit], members: list[Hit]) -> list[Hit]:
+    """A structural question ("subclasses of X in Y") asks for a set: every definition that passes the filter
+    comes first, in the structural engine's order (in scope first), then whatever else the fusion found."""
+    by_key = {_key(h): h for h in fused}
+    first = [by_key.get(_key(m), m) for m in members]
+    seen = {_key(h) for h in first}
+    return first + [h for h in fused if _key(h) not in seen]
 
 
 def _fuse(

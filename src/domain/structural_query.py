@@ -26,7 +26,7 @@ _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
 _DECORATED = re.compile(r"\bdecorated\s+(?:with|by)\s+@?" + _DOTTED, re.IGNORECASE)
 _ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IGNORECASE)
-_OF_SCOPE = re.compile(r"\b(?:of|in|from|en|de)\s+" + _DOTTED, re.IGNORECASE)
+_OF_SCOPE = re.compile(r"\b(?:of|in|from|en|de)\s+(?:(?:the|la|el|los|las)\s+)?" + _DOTTED, re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.]*)'s\b")
 _KINDS = (
     (re.compile(r"\b(?:class|classes|clases?)\b", re.IGNORECASE), "class"),
@@ -34,7 +34,17 @@ _KINDS = (
     (re.compile(r"\b(?:functions?|funciones|función|funcion)\b", re.IGNORECASE), "function"),
 )
 _PROPERTY = re.compile(r"\bpropert(?:y|ies)\b", re.IGNORECASE)
-_SCOPE_STOP = frozenset({"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las"})
+# decorators named as plain words: "all classmethods of X", "static methods in Y", "cached properties"
+_NAMED_DECORATORS = (
+    (re.compile(r"\bclass\s*methods?\b|\bm[eé]todos?\s+de\s+clase\b", re.IGNORECASE), "classmethod"),
+    (re.compile(r"\bstatic\s*methods?\b|\bm[eé]todos?\s+est[aá]ticos?\b", re.IGNORECASE), "staticmethod"),
+    (re.compile(r"\bcached[\s_]propert(?:y|ies)\b", re.IGNORECASE), "cached_property"),
+    (re.compile(r"\babstract\s*methods?\b|\bm[eé]todos?\s+abstractos?\b", re.IGNORECASE), "abstractmethod"),
+    (re.compile(r"\bcontext\s*managers?\b", re.IGNORECASE), "contextmanager"),
+)
+_SCOPE_STOP = frozenset(
+    {"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las", "clase", "class", "this"}
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -66,6 +76,8 @@ def parse_structural(query: str) -> StructuralQuery:
         decorator = d.group(1).rstrip(".")
         if "<" in decorator:  # "@<name>.setter": any name
             decorator = "*." + decorator.rsplit(".", 1)[-1]
+    elif named := next((name for pattern, name in _NAMED_DECORATORS if pattern.search(text)), ""):
+        decorator = named
     elif _PROPERTY.search(text):
         decorator = "property"
     kinds = tuple(kind for pattern, kind in _KINDS if pattern.search(text))

@@ -174,3 +174,14 @@ def test_a_query_written_as_a_regex_is_searched_as_one(
 def test_literal_code_with_brackets_stays_literal(engine: trifecta.Engine) -> None:
     plan = engine.search("self._items[product.sku]", mode="pattern").to_dict()["data"]["plan"]
     assert "regex" not in plan
+
+
+def test_a_structural_question_lists_its_whole_set_first(engine: trifecta.Engine) -> None:
+    hits = engine.search("classes that inherit from Exception or PaymentError", limit=10).to_dict()["data"][
+        "hits"
+    ]
+    leading = [h for h in hits if h["match_type"] == "structural"]
+    assert hits[: len(leading)] == leading  # every member before any lexical neighbour
+    assert [h["symbol"] for h in leading] == ["PaymentError"]
+    properties = engine.search("which methods are properties", limit=10).to_dict()["data"]["hits"]
+    assert properties[0]["symbol"] == "Inventory.total_value" and properties[0]["match_type"] == "structural"

@@ -1,0 +1,59 @@
+"""Structural questions read into symbol-table filters (domain/structural_query.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trifecta.domain.structural_query import base_matches, decorator_matches, parse_structural
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "subclasses of argparse.Action",
+            {"base": "Action", "base_qualifier": "argparse", "scope": ("argparse",)},
+        ),
+        (
+            "classes in multiprocessing that extend popen_fork.Popen",
+            {"base": "Popen", "scope": ("multiprocessing", "popen_fork")},
+        ),
+        ("@classmethod alternative constructors of tarfile.TarFile", {"decorator": "classmethod"}),
+        ("properties that define a @<name>.setter", {"decorator": "*.setter"}),
+        ("all async functions", {"is_async": True, "kinds": ("function",)}),
+        ("all classmethods in dataclasses", {"decorator": "classmethod", "scope": ("dataclasses",)}),
+        ("static methods of Path", {"decorator": "staticmethod", "scope": ("Path",)}),
+        ("abstract methods of the Action class", {"decorator": "abstractmethod", "scope": ("Action",)}),
+        ("métodos de clase de TarFile", {"decorator": "classmethod", "scope": ("TarFile",)}),
+        (
+            "subclasses of the Exception class in configparser",
+            {"base": "Exception", "scope": ("configparser",)},
+        ),
+        ("which methods are decorated with @property in subprocess", {"decorator": "property"}),
+        ("Action subclasses", {"base": "Action"}),
+        ("where is the config loaded", {"base": "", "decorator": "", "is_async": False}),
+    ],
+)
+def test_reads_the_question(query: str, expected: dict[str, object]) -> None:
+    parsed = parse_structural(query)
+    for field, value in expected.items():
+        assert getattr(parsed, field) == value, (field, parsed)
+
+
+def test_matching_rules() -> None:
+    assert base_matches("Action", ("argparse.Action",)) and base_matches("Action", ("_base.Action",))
+    assert base_matches("Generic", ("Generic[T]",)) and not base_matches("Action", ("Actions",))
+    assert decorator_matches("property", ("property",))
+    assert decorator_matches("contextmanager", ("contextlib.contextmanager",))
+    assert decorator_matches("*.setter", ("value.setter",)) and not decorator_matches(
+        "*.setter", ("setter_x",)
+    )
+    assert decorator_matches("lru_cache", ("functools.lru_cache(maxsize=None)",))
+
+
+@given(st.text(max_size=600))
+def test_any_text_parses(query: str) -> None:
+    parsed = parse_structural(query)
+    assert parsed.has_filter == bool(parsed.base or parsed.decorator or parsed.is_async)
