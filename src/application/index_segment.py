@@ -156,13 +156,14 @@ class IndexSegment:
         if done or deleted or touched or request.full or not self._writer.has_completed_run():
             self._writer.finish_run(self._clock())  # a no-change refresh writes nothing
         searchable = time.perf_counter() - started
+        report(total, total, "done")
         substring_seconds = 0.0
         if not request.defer_substring_index and not self._writer.substring_index_ready():
-            report(total, total, "building the substring index")
+            report(0, 1, "substring index: building the trigram accelerator")
             t = time.perf_counter()
             self._writer.build_substring_index()
             substring_seconds = time.perf_counter() - t
-        report(total, total, "done")
+            report(1, 1, "substring index: built")
         return IndexReport(
             files_seen=len(candidates),
             files_indexed=done,

@@ -100,3 +100,18 @@ def test_a_refresh_with_no_change_writes_nothing(bulk_repo: Path) -> None:
             # data_version moves when another connection commits to the database
             assert conn.execute("PRAGMA data_version").fetchone()[0] == changes_before
             assert conn.execute("SELECT value FROM meta WHERE key='built_at'").fetchone()[0] == before
+
+
+def test_progress_reports_the_files_then_the_accelerator(bulk_repo: Path) -> None:
+    calls: list[tuple[int, int, str]] = []
+    with trifecta.open(bulk_repo) as engine:
+        engine.index(progress=lambda done, total, message: calls.append((done, total, message)))
+    files = BULK_FILES + 10
+    assert calls[0] == (0, files, f"indexing {files} files")
+    messages = [m for _, _, m in calls]
+    done_at = messages.index("done")
+    assert calls[done_at][:2] == (files, files)
+    assert messages[done_at + 1 :] == [
+        "substring index: building the trigram accelerator",
+        "substring index: built",
+    ]

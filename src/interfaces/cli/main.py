@@ -59,6 +59,10 @@ class StderrProgress:
         now = time.monotonic()
         if total == 0:
             return
+        if message.startswith("substring index"):  # one step after the files: a line, no bar
+            sys.stderr.write(f"{message} ({now - self.started:.1f}s)\n")
+            sys.stderr.flush()
+            return
         phase, unit = ("embedding", "chunks") if message.startswith("embedding") else ("indexing", "files")
         if self.tty:
             if done < total and now - self.last < 0.1:
