@@ -7,6 +7,7 @@ question's words, and focus ranks test files lower unless the question is about 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -247,7 +248,9 @@ class SearchSegment:
         hits = _fuse(results, weights, focus, pool)
         if structural_query.has_filter and results.get("structural"):
             hits = _set_first(hits, results["structural"])
-        hits = hits[: request.limit]
+        hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))[
+            : request.limit
+        ]
 
         stats = self._reader.stats()
         fresh = Freshness(
@@ -359,6 +362,24 @@ class SearchSegment:
         if engine == "structural":
             return self._structural.search(structural_query, pool)
         return self._lexical(text, pool, focus)
+
+    def _named_files(self, query: str, plan: dict[str, Any]) -> list[Hit]:
+        """A query that is a file's path (`pkg/mod.py`, or its tail `mod.py`) is answered by that file first:
+        its first chunk, as match_type "path"."""
+        if not _PATH_LIKE.fullmatch(query):
+            return []
+        tail = "/" + query.lstrip("./")
+        named = [
+            f.path for f in self._reader.files() if f.path == query.lstrip("./") or f.path.endswith(tail)
+        ]
+        out = []
+        for path in named[:5]:
+            first = next(iter(self._reader.iter_chunks([path])), None)
+            if first is not None:
+                out.append(Hit(chunk=first, score=100.0, match_type="path"))
+        if out:
+            plan["files_named"] = [h.chunk.path for h in out]
+        return out
 
     # ------------------------------------------------------------------ compound questions
     def _subqueries(
@@ -545,6 +566,43 @@ def _with_semantic(route: str, weights: dict[str, float]) -> dict[str, float]:
     if route == "semantic":
         return {"semantic": 0.3, "lexical": 0.7, **{k: v for k, v in weights.items() if k != "lexical"}}
     return {"semantic": 0.2, **weights}
+
+
+_WORDY_MATCHES = frozenset({"lexical", "semantic", "rewrite"})
+_PATH_LIKE = re.compile(r"(?:\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8}|(?:\./)?(?:[\w.-]+/)+[\w.-]+")
+
+
+def _definitions_before_their_module(hits: list[Hit]) -> list[Hit]:
+    """A file's module-level chunk (imports, constants, free code) ranked above a definition of the same file
+    moves just below that file's best definition: "how does X work" is answered by the function, and the
+    module chunk stays in the list, one step later. A module chunk found by its exact text (a pattern
+    question: a constant, an import) keeps its place."""
+    out: list[Hit] = []
+    waiting: dict[str, list[Hit]] = {}  # path -> module chunks held back until the file's first definition
+    with_definitions = {h.chunk.path for h in hits if h.chunk.kind is not ChunkKind.MODULE}
+    for hit in hits:
+        path = hit.chunk.path
+        if (
+            hit.chunk.kind is ChunkKind.MODULE
+            and path in with_definitions
+            and hit.match_type in _WORDY_MATCHES
+        ):
+            waiting.setdefault(path, []).append(hit)
+            continue
+        out.append(hit)
+        out.extend(waiting.pop(path, []))
+    return out
+
+
+def _unique(hits: list[Hit]) -> list[Hit]:
+    """The first hit for each place, in order."""
+    seen: set[tuple[str, str, int]] = set()
+    out = []
+    for hit in hits:
+        if _key(hit) not in seen:
+            seen.add(_key(hit))
+            out.append(hit)
+    return out
 
 
 def _key(hit: Hit) -> tuple[str, str, int]:

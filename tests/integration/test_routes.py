@@ -185,3 +185,22 @@ def test_a_structural_question_lists_its_whole_set_first(engine: trifecta.Engine
     assert [h["symbol"] for h in leading] == ["PaymentError"]
     properties = engine.search("which methods are properties", limit=10).to_dict()["data"]["hits"]
     assert properties[0]["symbol"] == "Inventory.total_value" and properties[0]["match_type"] == "structural"
+
+
+@pytest.mark.parametrize("query", ["shop/checkout.py", "checkout.py", "./shop/checkout.py"])
+def test_a_file_path_query_answers_with_that_file_first(engine: trifecta.Engine, query: str) -> None:
+    data = engine.search(query).to_dict()["data"]
+    first = data["hits"][0]
+    assert (first["path"], first["match_type"]) == ("shop/checkout.py", "path")
+    assert data["plan"]["files_named"] == ["shop/checkout.py"]
+    keys = [(h["path"], h["symbol"], h["start_line"]) for h in data["hits"]]
+    assert len(keys) == len(set(keys))
+
+
+def test_a_module_chunk_follows_the_definition_of_its_file(engine: trifecta.Engine) -> None:
+    hits = engine.search("turn a cart into an order and charge the customer", limit=10).to_dict()["data"][
+        "hits"
+    ]
+    kinds = [(h["path"], h["kind"]) for h in hits if h["path"] == "shop/checkout.py"]
+    assert kinds and kinds[0][1] != "module"
+    assert ("shop/checkout.py", "module") in kinds  # still listed, after a definition of its file
