@@ -6,18 +6,18 @@ The parser is the real one; the index, the files and the language server are fak
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.unit.fakes import FakeIndex, FakeSource
 
 from trifecta.application.navigation import (
     HoverInfo,
@@ -29,7 +29,6 @@ from trifecta.application.navigation import (
     RefsUseCase,
     name_position,
 )
-from trifecta.application.ports import OutsideSegment, Scan, SourceFile, StoredFile
 from trifecta.application.zoom_ast import SymbolResolver
 from trifecta.domain.budget import BudgetPolicy, utf8_size
 from trifecta.domain.code import Symbol
@@ -41,59 +40,6 @@ from trifecta.infrastructure.lazy_language_server import LazyLanguageServer
 PARSER = SourceParser(workers=1)
 
 # --- fakes -----------------------------------------------------------------------------------------------
-
-
-class FakeIndex:
-    """The part of IndexReader the resolver reads: files with their hash and symbols."""
-
-    def __init__(self, files: Mapping[str, str]) -> None:
-        self.entries: dict[str, tuple[StoredFile, list[Symbol]]] = {}
-        for path, text in files.items():
-            parsed = PARSER.parse(path, text)
-            stored = StoredFile(
-                path=path,
-                language=parsed.language,
-                n_lines=text.count("\n"),
-                parse_error=parsed.error,
-                sha256=hashlib.sha256(text.encode()).hexdigest(),
-            )
-            self.entries[path] = (stored, list(parsed.symbols))
-
-    def files(self) -> list[StoredFile]:
-        return [stored for _path, (stored, _symbols) in sorted(self.entries.items())]
-
-    def file(self, path: str) -> StoredFile | None:
-        entry = self.entries.get(path)
-        return entry[0] if entry else None
-
-    def symbols(self, path: str) -> list[Symbol]:
-        entry = self.entries.get(path)
-        return list(entry[1]) if entry else []
-
-    def __getattr__(self, name: str) -> Any:
-        raise NotImplementedError(name)
-
-
-class FakeSource:
-    def __init__(self, files: Mapping[str, str]) -> None:
-        self.files = {p: t.encode() for p, t in files.items()}
-
-    def scan(self) -> Scan:
-        return Scan(
-            files=tuple(SourceFile(path=p, size=len(b), mtime_ns=0) for p, b in self.files.items()),
-            skipped={},
-        )
-
-    def read_bytes(self, path: str) -> bytes:
-        if path.startswith("../"):
-            raise OutsideSegment(path)
-        if path not in self.files:
-            raise FileNotFoundError(path)
-        return self.files[path]
-
-    def stat(self, path: str) -> SourceFile | None:
-        data = self.files.get(path)
-        return None if data is None else SourceFile(path=path, size=len(data), mtime_ns=0)
 
 
 class FakeServer:

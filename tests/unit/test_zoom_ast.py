@@ -5,7 +5,6 @@ The parser is the real one: what a definition's lines are is its business, not t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -14,8 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.unit.fakes import FakeIndex, FakeSource
 
-from trifecta.application.ports import OutsideSegment, Scan, SourceFile, StoredFile
 from trifecta.application.zoom_ast import (
     Resolved,
     SnippetRequest,
@@ -27,7 +26,7 @@ from trifecta.application.zoom_ast import (
     uri_for_hit,
 )
 from trifecta.domain.budget import BudgetPolicy, utf8_size
-from trifecta.domain.code import ParsedFile, Symbol
+from trifecta.domain.code import ParsedFile
 from trifecta.domain.contract import ErrorCode, Response
 from trifecta.infrastructure.code_parser import SourceParser
 
@@ -36,65 +35,6 @@ PARSER = SourceParser(workers=1)
 
 
 # --- fakes -----------------------------------------------------------------------------------------------
-
-
-class FakeIndex:
-    """An IndexReader holding what an indexing run stored: files with their hash and symbols."""
-
-    def __init__(self) -> None:
-        self.entries: dict[str, tuple[StoredFile, list[Symbol]]] = {}
-
-    def add(self, path: str, text: str) -> None:
-        parsed = PARSER.parse(path, text)
-        stored = StoredFile(
-            path=path,
-            language=parsed.language,
-            n_lines=text.count("\n"),
-            parse_error=parsed.error,
-            sha256=hashlib.sha256(text.encode()).hexdigest(),
-        )
-        self.entries[path] = (stored, list(parsed.symbols))
-
-    def files(self) -> list[StoredFile]:
-        return [stored for _path, (stored, _symbols) in sorted(self.entries.items())]
-
-    def file(self, path: str) -> StoredFile | None:
-        entry = self.entries.get(path)
-        return entry[0] if entry else None
-
-    def symbols(self, path: str) -> list[Symbol]:
-        entry = self.entries.get(path)
-        return list(entry[1]) if entry else []
-
-    def __getattr__(self, name: str) -> Any:  # the search half of the port is not used by this engine
-        raise NotImplementedError(name)
-
-
-class FakeSource:
-    """A FileSource over a dict of bytes; `outside` paths are symlinks that leave the segment."""
-
-    def __init__(self, files: Mapping[str, str | bytes], outside: Sequence[str] = ()) -> None:
-        self.files = {p: t.encode() if isinstance(t, str) else t for p, t in files.items()}
-        self.outside = set(outside)
-
-    def scan(self) -> Scan:
-        return Scan(
-            files=tuple(SourceFile(path=p, size=len(b), mtime_ns=0) for p, b in self.files.items()),
-            skipped={},
-        )
-
-    def read_bytes(self, path: str) -> bytes:
-        if path in self.outside:
-            raise OutsideSegment(f"{path!r} resolves outside the segment")
-        if path not in self.files:
-            raise FileNotFoundError(path)
-        return self.files[path]
-
-    def stat(self, path: str) -> SourceFile | None:
-        if path in self.outside:
-            raise OutsideSegment(f"{path!r} resolves outside the segment")
-        data = self.files.get(path)
-        return SourceFile(path=path, size=len(data), mtime_ns=0) if data is not None else None
 
 
 class CountingParser:
