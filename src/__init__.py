@@ -1,8 +1,8 @@
 """Trifecta: context retrieval for coding agents.
 
-    import trifecta
-    with trifecta.open("path/to/repo") as engine:
-        hits = engine.search("where is the retry logic").to_dict()["data"]["hits"]
+import trifecta
+with trifecta.open("path/to/repo") as engine:
+    hits = engine.search("where is the retry logic").to_dict()["data"]["hits"]
 """
 
 from __future__ import annotations

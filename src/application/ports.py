@@ -36,6 +36,11 @@ class FileSource(Protocol):
 
     def scan(self) -> Scan: ...
 
+    def changed_since_scan(self) -> bool:
+        """False only when the source can vouch that nothing changed since its last complete scan (a
+        file-system watch); True otherwise. Lets a freshness check skip the scan."""
+        ...
+
     def read_bytes(self, path: str) -> bytes:
         """Raises OutsideSegment, FileNotFoundError or OSError."""
         ...
@@ -201,4 +206,3 @@ class CodePatternMatcher(Protocol):
         ...
 
     def find(self, pattern: str, language: str, text: str, limit: int) -> list[CodeMatch]: ...
-

@@ -7,11 +7,14 @@ exclude = ["*.min.js"]           # gitignore syntax, on top of .gitignore/.trife
 secret_patterns = [...]          # files never indexed (default: .env*, *.pem, *.key, id_rsa*, ...)
 workers = 2                      # parser processes (default: CPU count, at most 4)
 
-[search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH, TRIFECTA_REFRESH_INTERVAL
+[search]                     TRIFECTA_LINT (1/true/0/false), TRIFECTA_AUTO_REFRESH, TRIFECTA_REFRESH_INTERVAL,
+                             TRIFECTA_WATCH_FILES
 lint = false                     # query linter expansion (query-linter.md, off by default)
 auto_refresh = true              # refresh the index incrementally before each search
 refresh_interval = 0             # seconds a freshness check stays good within one process (0: check on every
                                  # search); unset: 0 for the library and CLI, 1.0 in the long-lived MCP server
+watch_files = true               # Linux: an inotify watch on the listed folders lets a freshness check skip
+                                 # the stat scan while nothing changed (false: always scan, e.g. on NFS)
 
 [budget]                     TRIFECTA_MAX_BYTES
 max_bytes_total = 32000
@@ -82,6 +85,7 @@ class Settings:
     lint: bool = False
     auto_refresh: bool = True
     refresh_interval: float | None = None  # None: the caller's default (facade.Engine)
+    watch_files: bool = True
     max_bytes_total: int = 32_000
     max_snippet_bytes: int = 2_000
     max_snippets: int = 5
@@ -177,6 +181,7 @@ def load_settings(
         "TRIFECTA_LINT": "lint",
         "TRIFECTA_AUTO_REFRESH": "auto_refresh",
         "TRIFECTA_REFRESH_INTERVAL": "refresh_interval",
+        "TRIFECTA_WATCH_FILES": "watch_files",
         "TRIFECTA_MAX_BYTES": "max_bytes_total",
     }
     env_map.update({f"TRIFECTA_{k.upper()}": k for k in EMBED_KEYS})
@@ -211,7 +216,7 @@ def load_settings(
             values[key] = _int(raw[key], key)
     if "workers" in raw:
         values["workers"] = _int(raw["workers"], "workers")
-    for key in ("lint", "auto_refresh", "telemetry"):
+    for key in ("lint", "auto_refresh", "watch_files", "telemetry"):
         if key in raw:
             values[key] = _bool(raw[key], key)
     if "refresh_interval" in raw:

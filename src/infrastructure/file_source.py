@@ -20,6 +20,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ..application.ports import FileSource, OutsideSegment, Scan, SourceFile
+from .dir_watch import DirectoryWatch
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -45,11 +46,23 @@ class LocalFileSource(FileSource):
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         exclude: Sequence[str] = (),
         secret_patterns: Sequence[str] = DEFAULT_SECRET_PATTERNS,
+        watch: bool = True,
     ) -> None:
         self.root = Path(root).resolve()
         self.max_file_bytes = max_file_bytes
         self._extra = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._secrets = _SecretMatcher(secret_patterns)
+        # Each listing watches the directories it reads, so the next freshness check can skip the stat scan.
+        self._watch = DirectoryWatch(_relevant_name) if watch and DirectoryWatch.supported() else None
+
+    def changed_since_scan(self) -> bool:
+        """False only when a file-system watch vouches that nothing under the listed directories changed
+        since the last complete `scan()`; True when something did or nothing can tell."""
+        return self._watch is None or self._watch.changed()
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
 
     # ---------------------------------------------------------------- listing
     def scan(self) -> Scan:
@@ -57,8 +70,13 @@ class LocalFileSource(FileSource):
         skipped: Counter[str] = Counter()
         root_str = str(self.root)
         stack: list[tuple[str, str, tuple[tuple[str, GitIgnoreSpec], ...]]] = [(root_str, "", ())]
+        watch = self._watch
+        if watch is not None:
+            watch.begin()
         while stack:
             abs_dir, rel_dir, specs = stack.pop()
+            if watch is not None:
+                watch.add(abs_dir)  # before the listing: a change after it is reported, one before is in it
             try:
                 with os.scandir(abs_dir) as listing:
                     entries = list(listing)  # any order: the files are sorted once at the end
@@ -113,6 +131,8 @@ class LocalFileSource(FileSource):
                     continue
                 files.append(SourceFile(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns))
         files.sort(key=lambda f: f.path)
+        if watch is not None:
+            watch.arm()
         return Scan(files=tuple(files), skipped=dict(skipped))
 
     def _ignore_specs(self, abs_dir: str, rel_dir: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
@@ -205,6 +225,11 @@ class _SecretMatcher:
             return self._regex.match(name) is not None
         assert self._spec is not None
         return self._spec.match_file(name) or self._spec.match_file(rel)
+
+
+def _relevant_name(name: str) -> bool:
+    """Whether a change to an entry of a listed directory can matter (caches and VCS folders cannot)."""
+    return name not in DEFAULT_EXCLUDED_DIRS
 
 
 def _inside(target: str, root: str) -> bool:

@@ -118,6 +118,7 @@ def bootstrap(
         max_file_bytes=settings.max_file_bytes,
         exclude=settings.exclude,
         secret_patterns=settings.secret_patterns,
+        watch=settings.watch_files,
     )
     parser = SourceParser(workers=settings.workers)
     store = SqliteIndex(settings.db_path)
@@ -131,7 +132,7 @@ def bootstrap(
     resolver = SymbolResolver(reader=store, source=source, parser=parser, admit=source.admits)
     embed: EmbedSegment | None = None
     semantic: SemanticEngine | None = None
-    closers: list[Callable[[], None]] = []
+    closers: list[Callable[[], None]] = [source.close]
     embedder = build_embedder(settings)
     telemetry = JsonlTelemetry(
         telemetry_dir(settings.segment), enabled=settings.telemetry, max_bytes=settings.telemetry_max_bytes

@@ -150,6 +150,8 @@ class Engine:
         if stats.built_at and now - self._checked_at < interval:
             return 0
         self._checked_at = now
+        if stats.built_at and self._app.index.up_to_date():
+            return 0  # the file watch saw no change since this process's last run: no scan needed
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
             with self._app.store.writing(wait_seconds=wait):

@@ -17,7 +17,9 @@ _SCRIPT = Path(sys.executable).parent / "trifecta"
 EXE = str(_SCRIPT) if _SCRIPT.exists() else None
 
 
-def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     cmd = [EXE, *args] if EXE else [sys.executable, "-m", "trifecta", *args]
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd, env=full_env)
@@ -35,7 +37,9 @@ def test_version() -> None:
 
 
 def test_search_json_builds_the_index_with_progress_on_stderr(sample_repo: Path) -> None:
-    proc = run("ctx", "search", "--segment", str(sample_repo), "--query", "parse an HTTP header line", "--json")
+    proc = run(
+        "ctx", "search", "--segment", str(sample_repo), "--query", "parse an HTTP header line", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     data = envelope(proc)
     assert data["status"] == "ok" and data["kind"] == "search"
@@ -69,7 +73,9 @@ def test_bad_input_exits_2_with_message_on_stderr(sample_repo: Path) -> None:
 
 
 def test_get_by_id_from_a_search_hit(sample_repo: Path) -> None:
-    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "validate input", "--json"))["data"]["hits"][0]
+    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "validate input", "--json"))["data"][
+        "hits"
+    ][0]
     proc = run("ctx", "get", "-s", str(sample_repo), "--id", hit["id"], "--json")
     assert proc.returncode == 0
     assert envelope(proc)["data"]["content"].startswith("def validate_input")
@@ -119,15 +125,21 @@ def test_hostile_strings_through_the_cli(query: str) -> None:
 
 
 def test_ast_zoom_from_search_hit(sample_repo: Path) -> None:
-    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "reserve stock", "--json"))["data"]["hits"][0]
+    hit = envelope(run("ctx", "search", "-s", str(sample_repo), "-q", "reserve stock", "--json"))["data"][
+        "hits"
+    ][0]
     assert hit["uri"] == "sym://python/type/shop/inventory/Inventory#reserveStock"
     snippet = envelope(run("ast", "snippet", hit["uri"], "-s", str(sample_repo), "--json"))
     assert snippet["kind"] == "snippet"
     assert snippet["data"]["range"] == {"start_line": hit["start_line"], "end_line": hit["end_line"]}
-    skeleton = envelope(run("ast", "symbols", "sym://python/mod/shop/inventory", "-s", str(sample_repo), "--json"))
-    assert [s["name"] for s in skeleton["data"]["symbols"]][:3] == ["MAX_STOCK", "Product", "Inventory"] or any(
-        s["name"] == "Inventory" for s in skeleton["data"]["symbols"]
+    skeleton = envelope(
+        run("ast", "symbols", "sym://python/mod/shop/inventory", "-s", str(sample_repo), "--json")
     )
+    assert [s["name"] for s in skeleton["data"]["symbols"]][:3] == [
+        "MAX_STOCK",
+        "Product",
+        "Inventory",
+    ] or any(s["name"] == "Inventory" for s in skeleton["data"]["symbols"])
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,9 @@ class FakeSource:
             skipped={},
         )
 
+    def changed_since_scan(self) -> bool:
+        return True  # no watch: every freshness check lists the files
+
     def read_bytes(self, path: str) -> bytes:
         if path in self.outside:
             raise OutsideSegment(f"{path!r} resolves outside the segment")

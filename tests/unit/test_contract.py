@@ -9,7 +9,9 @@ from trifecta.domain.contract import SCHEMA_VERSION, Error, ErrorCode, Ref, Resp
 
 
 def test_ok_envelope_shape() -> None:
-    r = Response.success("snippet", {"uri": "sym://python/mod/a", "n": (1, 2)}, next_actions=["ast symbols x"])
+    r = Response.success(
+        "snippet", {"uri": "sym://python/mod/a", "n": (1, 2)}, next_actions=["ast symbols x"]
+    )
     assert r.to_dict() == {
         "schema_version": SCHEMA_VERSION,
         "status": "ok",

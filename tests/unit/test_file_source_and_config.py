@@ -60,7 +60,9 @@ def test_settings_precedence(tmp_path: Path) -> None:
     (tmp_path / ".trifecta").mkdir()
     (tmp_path / ".trifecta" / "config.toml").write_text("[search]\nlint = true\n[budget]\nmax_snippets = 3\n")
     s = load_settings(tmp_path, env={})
-    assert s.lint is True and s.max_snippets == 3 and s.db_path == tmp_path.resolve() / ".trifecta" / "index.db"
+    assert (
+        s.lint is True and s.max_snippets == 3 and s.db_path == tmp_path.resolve() / ".trifecta" / "index.db"
+    )
     assert load_settings(tmp_path, env={"TRIFECTA_LINT": "0"}).lint is False
     assert load_settings(tmp_path, {"lint": True}, env={"TRIFECTA_LINT": "0"}).lint is True
     with pytest.raises(ConfigError, match="unknown setting"):

@@ -339,7 +339,9 @@ def classify_cmd(query: Annotated[str, typer.Option("--query", "-q")], as_json: 
 @ctx_app.command("stats")
 def stats_cmd(
     segment: SegmentOpt = ".",
-    top: Annotated[int, typer.Option("--top", min=1, max=100, help="How many zero-hit queries to list.")] = 10,
+    top: Annotated[
+        int, typer.Option("--top", min=1, max=100, help="How many zero-hit queries to list.")
+    ] = 10,
     as_json: JsonOpt = False,
 ) -> None:
     """What telemetry shows: search hit rate, top zero-hit queries, p50/p95 per command, counts by linter
@@ -357,7 +359,9 @@ def stats_cmd(
 def _write_stats(data: dict[str, Any]) -> None:
     tel, search = data["telemetry"], data["search"]
     state = "enabled" if tel["enabled"] else "disabled (TRIFECTA_NO_TELEMETRY)"
-    typer.echo(f"telemetry: {tel['dir']} ({state}); {data['events']} events {data['first']} .. {data['last']}")
+    typer.echo(
+        f"telemetry: {tel['dir']} ({state}); {data['events']} events {data['first']} .. {data['last']}"
+    )
     rate = "n/a" if search["hit_rate"] is None else f"{search['hit_rate'] * 100:.1f}%"
     typer.echo(f"search: {search['searches']} answered, hit rate {rate}, {search['zero_hit']} with zero hits")
     for row in search["top_zero_hit_queries"]:
@@ -367,7 +371,9 @@ def _write_stats(data: dict[str, Any]) -> None:
         typer.echo(f"{label}: {counts}")
     typer.echo(f"{'command':<14}{'count':>7}{'errors':>8}{'p50 ms':>10}{'p95 ms':>10}")
     for name, row in data["commands"].items():
-        typer.echo(f"{name:<14}{row['count']:>7}{row['errors']:>8}{row['p50_ms']:>10.1f}{row['p95_ms']:>10.1f}")
+        typer.echo(
+            f"{name:<14}{row['count']:>7}{row['errors']:>8}{row['p50_ms']:>10.1f}{row['p95_ms']:>10.1f}"
+        )
     typer.echo("counters: " + ", ".join(f"{k}={v}" for k, v in data["counters"].items()))
 
 
@@ -384,7 +390,9 @@ def mcp_cmd(segment: SegmentOpt = ".") -> None:
 
 @app.command("eval")
 def eval_cmd(
-    queries: Annotated[str, typer.Option("--queries", "-q", help="A JSONL question set (../shared/eval format).")],
+    queries: Annotated[
+        str, typer.Option("--queries", "-q", help="A JSONL question set (../shared/eval format).")
+    ],
     segment: SegmentOpt = ".",
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=200, help="Ranks that count.")] = 10,
     mode: Annotated[str, typer.Option("--mode", help="The search mode to score.")] = "auto",
@@ -403,8 +411,10 @@ def eval_cmd(
 
 def _write_eval(data: Mapping[str, Any]) -> None:
     k = data["k"]
-    typer.echo(f"{data['questions']} questions, k={k}, search p50/p95 "
-               f"{data['latency_ms']['p50']}/{data['latency_ms']['p95']} ms")
+    typer.echo(
+        f"{data['questions']} questions, k={k}, search p50/p95 "
+        f"{data['latency_ms']['p50']}/{data['latency_ms']['p95']} ms"
+    )
     typer.echo(f"{'':22} {'n':>3} {'MRR@' + str(k):>8} {'r@1':>6} {'r@5':>6} {'r@' + str(k):>6}")
     for level in ("symbol", "file"):
         block = data[level]
