@@ -15,7 +15,7 @@ _IDENT = re.compile(r"[^\W\d][\w]*|\d+", re.UNICODE)
 _COMPOUND = re.compile(
     r"\b(?=[A-Za-z_])[A-Za-z0-9_]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z0-9]_[A-Za-z0-9])[A-Za-z0-9_]*"
 )
-_WORD_START = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
+_WORD_START = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*", re.ASCII)  # ASCII word boundaries: twice as fast
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 STOP_WORDS = frozenset(
@@ -206,15 +206,29 @@ def expand_identifiers(text: str) -> str:
 def identifier_parts(text: str) -> str:
     """The parts of each distinct compound identifier of `text`, once (`parseHTTPHeader(a_b) a_b` ->
     `parse HTTP Header a b`): indexed beside a body so `parse header` finds it, at a fraction of the cost of
-    splitting every occurrence in place."""
-    return " ".join(parts for parts in map(_parts_of, dict.fromkeys(_WORD_START.findall(text))) if parts)
+    splitting every occurrence in place. Runs once per chunk of a full index, so the known words are
+    looked up in one pass before any is split."""
+    words = dict.fromkeys(_WORD_START.findall(text))
+    parts = list(map(_PARTS.get, words))
+    if None in parts:
+        parts = [_parts_of(word) for word in words]
+    return " ".join(filter(None, parts))
 
 
-@functools.lru_cache(maxsize=65536)
+_PARTS: dict[str, str] = {}  # word -> its parts joined by spaces, "" for a plain word
+_PARTS_LIMIT = 200_000
+
+
 def _parts_of(word: str) -> str:
-    """The parts of a compound identifier joined by spaces, "" for a plain word."""
-    parts = split_identifier(word)
-    return " ".join(parts) if len(parts) > 1 else ""
+    """The parts of a compound identifier joined by spaces, "" for a plain word (memoized)."""
+    parts = _PARTS.get(word)
+    if parts is None:
+        split = split_identifier(word)
+        parts = " ".join(split) if len(split) > 1 else ""
+        if len(_PARTS) >= _PARTS_LIMIT:
+            _PARTS.clear()
+        _PARTS[word] = parts
+    return parts
 
 
 @functools.lru_cache(maxsize=65536)

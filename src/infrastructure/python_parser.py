@@ -18,9 +18,12 @@ from collections.abc import Callable
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+_DEF_TYPES = frozenset(_DEFS)  # exact type tests: ast node classes are never subclassed by the parser
+_BLOCK_TYPES = frozenset(_BLOCKS)
 _TRAILING_COLON = re.compile(r":\s*(#.*)?$")
 _SPACES = re.compile(r"\s+")
+_COMMENT_LINE = re.compile(r"^[^\S\n]*#[^\S\n]*(.*?)[^\S\n]*$", re.MULTILINE)
 MODULE_WINDOW = 80
 
 
@@ -42,11 +45,12 @@ def _children(body: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionD
     stack = list(reversed(body))
     while stack:
         node = stack.pop()
-        if isinstance(node, _DEFS):
-            found.append(node)
-        elif isinstance(node, _BLOCKS):
-            inner: list[ast.stmt] = list(node.body) + list(getattr(node, "orelse", []))
-            if isinstance(node, ast.Try):
+        kind = type(node)
+        if kind in _DEF_TYPES:
+            found.append(node)  # type: ignore[arg-type]
+        elif kind in _BLOCK_TYPES:
+            inner: list[ast.stmt] = list(getattr(node, "body", ())) + list(getattr(node, "orelse", ()))
+            if isinstance(node, ast.Try | ast.TryStar):
                 inner += [s for h in node.handlers for s in h.body] + list(node.finalbody)
             stack.extend(reversed(inner))
         elif isinstance(node, ast.Match):
@@ -77,7 +81,8 @@ def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
 
 
 def _comments(lines: list[str]) -> str:
-    return "\n".join(s[1:].strip() for s in (line.strip() for line in lines) if s.startswith("#"))
+    """The text of the comment lines, stripped (one regex over the joined lines: this runs per chunk)."""
+    return "\n".join(_COMMENT_LINE.findall("\n".join(lines)))
 
 
 def parse_python(path: str, text: str) -> ParsedFile:

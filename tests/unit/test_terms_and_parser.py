@@ -120,3 +120,38 @@ def test_identifier_parts_lists_each_compound_once() -> None:
 
     assert identifier_parts("x = parseHTTPHeader(a_b) + parseHTTPHeader(c)") == "parse HTTP Header a b"
     assert identifier_parts("plain words only, 0x800000") == ""
+
+
+def test_definitions_in_every_kind_of_block_are_found() -> None:
+    source = textwrap.dedent(
+        """\
+        try:
+            def in_try(): pass
+        except* ValueError:
+            def in_except_star(): pass
+        with open("f") as fh:
+            def in_with(): pass
+        match command:
+            case "go":
+                def in_case(): pass
+        while False:
+            def in_loop(): pass
+        else:
+            def in_loop_else(): pass
+        """
+    )
+    names = {s.qualname for s in parse_source("blocks.py", source).symbols}
+    assert names == {"in_try", "in_except_star", "in_with", "in_case", "in_loop", "in_loop_else"}
+
+
+def test_comment_lines_are_part_of_a_function_chunk_doc() -> None:
+    source = "def f():\n    '''Doc.'''\n    #  first note  \n  \t#second\n    x = 1  # not a comment line\n"
+    chunk = next(c for c in parse_source("c.py", source).chunks if c.symbol == "f")
+    assert chunk.doc == "Doc.\nfirst note\nsecond"
+
+
+def test_identifier_parts_memo_gives_the_same_answer_twice() -> None:
+    from trifecta.domain.terms import identifier_parts
+
+    text = "readHeaderLines(x_y, MAX_SIZE, plain, 2nd, x2)"
+    assert identifier_parts(text) == identifier_parts(text) == "read Header Lines x y MAX SIZE x 2"
