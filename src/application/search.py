@@ -7,6 +7,7 @@ question's words, and focus ranks test files lower unless the question is about 
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -512,13 +513,18 @@ class SearchSegment:
 
     @staticmethod
     def _rescore(chunk: Chunk, score: float, words: set[str], focus: Focus) -> float:
-        name_words = {fold(p) for p in split_identifier(chunk.name)} | {fold(chunk.name)}
-        overlap = len(words & name_words)
+        overlap = len(words & _name_words(chunk.name))
         if overlap:
             score *= 1.0 + 0.25 * overlap
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
             score *= 0.85
         return score * focus_multiplier(chunk.path, focus)
+
+
+@functools.lru_cache(maxsize=16384)
+def _name_words(name: str) -> frozenset[str]:
+    """A chunk name and its identifier parts, folded (asked for every ranked chunk of every search)."""
+    return frozenset({fold(p) for p in split_identifier(name)} | {fold(name)})
 
 
 def _regex_text(request: SearchRequest) -> str | None:

@@ -243,6 +243,8 @@ def _expand_match(match: re.Match[str]) -> str:
 
 def fold(text: str) -> str:
     """Lower case without accents: `Sesión` -> `sesion`."""
+    if text.isascii():  # nothing to decompose (the common case, and this runs per ranked chunk)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

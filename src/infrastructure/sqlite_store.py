@@ -45,6 +45,7 @@ from ..domain.terms import expand_identifiers
 SCHEMA_VERSION = "6"
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
+NAMED_COLUMNS = ("name", "qualname", "signature", "doc")  # where a chunk says what it is
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -407,17 +408,25 @@ class SqliteIndex(IndexWriter, IndexReader):
             common = self._chunk_count() / 4
             rare = [c for c in clauses if self._doc_frequency(c) <= common]
             clauses = rare or clauses
-        if require_all or len(clauses) < 3:
+        if require_all or len(clauses) == 1:
             return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
-        # Any word: first the chunks holding at least two of the words (a far smaller set to rank), then,
-        # if that leaves room, the rest. BM25 ranks a one-word chunk below most two-word ones anyway.
-        pairs = " OR ".join(
-            f"({a} AND {b})" for a, b in itertools.combinations(clauses[:MAX_PAIR_CLAUSES], 2)
-        )
-        found = self._ranked(pairs, limit)
-        if len(found) < limit:
+        # Any word, in tiers that each rank a far smaller set than "any word anywhere" (ranking costs ~1 us
+        # per matching chunk, and a common word matches thousands), then, if that leaves room, any chunk
+        # holding one. BM25 ranks the later tier's chunks below most of the first tier's anyway. Two words:
+        # the chunks that name one of them (name, signature, docstring); more: those holding two of them.
+        if len(clauses) == 2:
+            first = f"{{{' '.join(NAMED_COLUMNS)}}} : ({' OR '.join(clauses)})"
+        else:
+            pairs = itertools.combinations(clauses[:MAX_PAIR_CLAUSES], 2)
+            first = " OR ".join(f"({a} AND {b})" for a, b in pairs)
+        tiers = (first, " OR ".join(clauses))
+        found: list[ScoredChunk] = []
+        seen: set[str] = set()
+        for expr in tiers:
+            found += [sc for sc in self._ranked(expr, limit) if sc.chunk.id not in seen]
+            if len(found) >= limit:
+                break
             seen = {sc.chunk.id for sc in found}
-            found += [sc for sc in self._ranked(" OR ".join(clauses), limit) if sc.chunk.id not in seen]
         return found[:limit]
 
     def _ranked(self, expr: str, limit: int) -> list[ScoredChunk]:
