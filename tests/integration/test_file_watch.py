@@ -120,3 +120,31 @@ def test_no_watch_when_turned_off(tmp_path: Path) -> None:
     assert not watched.changed_since_scan()
     watched.close()
     assert watched.changed_since_scan()
+
+
+def test_no_inotify_instance_left_means_stat_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-user instance limit (EMFILE) or any failure to start a watch: never "unchanged"."""
+    import trifecta.infrastructure.dir_watch as dir_watch
+
+    class NoInstances:
+        def inotify_init1(self, flags: int) -> int:
+            return -1
+
+    monkeypatch.setattr(dir_watch, "_LIBC", NoInstances())
+    watch = DirectoryWatch()
+    watch.begin()
+    watch.add(str(tmp_path))
+    watch.arm()
+    assert watch.changed()
+
+
+def test_a_queue_overflow_reads_as_changed(tmp_path: Path) -> None:
+    import struct
+
+    from trifecta.infrastructure.dir_watch import IN_Q_OVERFLOW
+
+    watch = DirectoryWatch(lambda name: name != "__pycache__")
+    skipped = b"__pycache__".ljust(16, b"\0")
+    assert not watch._relevant_events(struct.pack("iIII", 1, 0x100, 0, len(skipped)) + skipped)
+    assert watch._relevant_events(struct.pack("iIII", -1, IN_Q_OVERFLOW, 0, 0))  # events were lost
+    assert watch._relevant_events(struct.pack("iIII", 1, 0x4, 0, 0))  # the folder itself changed
