@@ -31,7 +31,9 @@ class GetSource:
     def execute(self, request: GetRequest) -> Response:
         if bool(request.id) == bool(request.path):
             return Response.failure(
-                "source", ErrorCode.INVALID_ARGUMENT, "give exactly one of --id or --path"
+                "source",
+                ErrorCode.INVALID_ARGUMENT,
+                'give exactly one of id (a hit id) or path ("p" or "p:START-END")',
             )
         symbol = ""
         if request.id:
