@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.regex_literals import required_literals
-from ..domain.structural_query import StructuralQuery, base_matches, decorator_matches
+from ..domain.rewrite_policy import is_test_file
+from ..domain.structural_query import StructuralQuery, base_matches, builtin_subclasses, decorator_matches
 from .ports import CodePatternMatcher, FileSource, IndexReader
 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
@@ -226,6 +227,14 @@ def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, s
     return _first_matching_line(chunk, lambda line: want in line.lower())
 
 
+def _in_scope(sq: StructuralQuery, item: tuple[str, Symbol]) -> int:
+    """How well a definition sits where the question points: path parts count once, classes twice."""
+    path, sym = item
+    in_path = {p.lower() for p in path.removesuffix(".py").split("/")} & {s.lower() for s in sq.scope}
+    in_class = set(sym.qualname.split(".")[:-1]) & set(sq.scope)
+    return len(in_path) + 2 * len(in_class)
+
+
 def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int, str]:
     """The first line of the chunk holding the needle, with its line number in the file.
 
@@ -251,17 +260,26 @@ class StructuralEngine:
     def __init__(self, reader: IndexReader) -> None:
         self._reader = reader
 
-    def search(self, sq: StructuralQuery, limit: int) -> list[Hit]:
-        if not sq.has_filter:
-            return []
+    def _passing(
+        self, sq: StructuralQuery, bases: tuple[str, ...], path_words: tuple[str, ...] = ()
+    ) -> list[tuple[str, Symbol]]:
+        """The definitions that pass every filter of the question, with `bases` as the wanted bases."""
         found: list[tuple[str, Symbol]] = []
         for path, sym in self._reader.structural_candidates(
-            base=sq.base, decorator=sq.decorator, is_async=sq.is_async
+            bases=bases,
+            decorator=sq.decorator,
+            is_async=sq.is_async,
+            parent=sq.members_of,
+            path_words=path_words,
         ):
-            if sq.base and not (sym.kind == "class" and base_matches(sq.base, sym.bases)):
+            if bases and not (sym.kind == "class" and any(base_matches(b, sym.bases) for b in bases)):
                 continue
             if sq.decorator and not decorator_matches(sq.decorator, sym.decorators):
                 continue
+            if sq.members_of and not (
+                sym.parent == sq.members_of and ("method" not in sq.kinds or sym.kind == "method")
+            ):
+                continue  # the class's own members (its nested helpers are not what was asked)
             if (
                 sq.is_async
                 and sq.kinds
@@ -270,16 +288,21 @@ class StructuralEngine:
             ):
                 continue
             found.append((path, sym))
-        scope = set(sq.scope)
-        scope_lower = {s.lower() for s in scope}
+        return found
 
-        def in_scope(item: tuple[str, Symbol]) -> int:
-            path, sym = item
-            in_path = {p.lower() for p in path.removesuffix(".py").split("/")} & scope_lower
-            in_class = set(sym.qualname.split(".")[:-1]) & scope
-            return len(in_path) + 2 * len(in_class)
-
-        found.sort(key=lambda item: (-in_scope(item), item[0], item[1].start_line))
+    def search(self, sq: StructuralQuery, limit: int) -> list[Hit]:
+        if not sq.has_filter:
+            return []
+        found = self._passing(sq, (sq.base,) if sq.base else ())
+        wider = builtin_subclasses(sq.base) if sq.base and sq.scope else frozenset()
+        if wider and not any(_in_scope(sq, item) for item in found):
+            # nothing in scope derives from the built-in directly: "subclasses of Exception in json" also
+            # means JSONDecodeError(ValueError); looked for only where the question points (few files)
+            found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
+        # in scope first, implementation before tests, then in file order
+        found.sort(
+            key=lambda item: (-_in_scope(sq, item), is_test_file(item[0]), item[0], item[1].start_line)
+        )
         hits = []
         for rank, (path, sym) in enumerate(found[:limit]):
             container = self._reader.containing_chunk(path, sym.def_line)
@@ -296,6 +319,6 @@ class StructuralEngine:
                 doc=sym.docstring,
                 body=sym.signature,
             )
-            score = 1.0 / (1 + rank) + in_scope((path, sym))
+            score = 1.0 / (1 + rank) + _in_scope(sq, (path, sym))
             hits.append(Hit(chunk=chunk, score=score, match_type="structural", preview=sym.signature))
         return hits

@@ -153,10 +153,18 @@ class IndexReader(Protocol):
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]: ...
 
     def structural_candidates(
-        self, *, base: str = "", decorator: str = "", is_async: bool = False, limit: int = 2000
+        self,
+        *,
+        bases: Sequence[str] = (),
+        decorator: str = "",
+        is_async: bool = False,
+        parent: str = "",
+        path_words: Sequence[str] = (),
+        limit: int = 2000,
     ) -> list[tuple[str, Symbol]]:
-        """(path, symbol) pairs whose stored bases/decorators mention the words (a superset: callers filter
-        exactly) and that are async when asked."""
+        """(path, symbol) pairs that pass every filter given, as a superset (callers filter exactly):
+        stored bases mentioning one of `bases`, decorators mentioning `decorator`, async when asked,
+        qualified names under the top-level class `parent`, paths containing one of `path_words`."""
         ...
 
     def containing_chunk(self, path: str, line: int) -> Chunk | None:

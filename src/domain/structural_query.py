@@ -5,12 +5,15 @@
     "@classmethod alternative constructors of tarfile.TarFile" -> decorator "classmethod", parent "TarFile"
     "properties that define a @<name>.setter"      -> decorator "*.setter"
     "all async functions"                          -> is_async, kinds (function,)
+    "methods of the Thread class"                  -> members_of "Thread", kinds (class, method)
 
 Pure: the application runs the filters against the index.
 """
 
 from __future__ import annotations
 
+import builtins
+import functools
 import re
 
 import attrs
@@ -18,7 +21,7 @@ import attrs
 _DOTTED = r"([A-Za-z_][\w]*(?:\.[A-Za-z_<>][\w<>]*)*)"
 _INHERIT = re.compile(
     r"\b(?:sub-?class(?:es)?|subclassing|deriv\w*|inherit\w*|extend\w*|hered\w*|extiend\w*|derivan?)"
-    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the))*\s+" + _DOTTED,
+    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase))*\s+" + _DOTTED,
     re.IGNORECASE,
 )
 _SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", re.IGNORECASE)
@@ -26,7 +29,11 @@ _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
 _DECORATED = re.compile(r"\bdecorated\s+(?:with|by)\s+@?" + _DOTTED, re.IGNORECASE)
 _ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IGNORECASE)
-_OF_SCOPE = re.compile(r"\b(?:of|in|from|en|de)\s+(?:(?:the|la|el|los|las)\s+)?" + _DOTTED, re.IGNORECASE)
+_OF_SCOPE = re.compile(
+    r"\b(?:of|in|from|en|de)\s+(?:(?:the|la|el|los|las)\s+)?(?:(?:class|clase|module|m[oó]dulo)\s+)?"
+    r"(?!(?:of|in|from|en|de|del)\b)" + _DOTTED,
+    re.IGNORECASE,
+)
 _POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.]*)'s\b")
 _KINDS = (
     (re.compile(r"\b(?:class|classes|clases?)\b", re.IGNORECASE), "class"),
@@ -42,6 +49,8 @@ _NAMED_DECORATORS = (
     (re.compile(r"\babstract\s*methods?\b|\bm[eé]todos?\s+abstractos?\b", re.IGNORECASE), "abstractmethod"),
     (re.compile(r"\bcontext\s*managers?\b", re.IGNORECASE), "contextmanager"),
 )
+_MEMBERS = re.compile(r"\b(?:methods?|métodos?|metodos?|members?|miembros?)\b", re.IGNORECASE)
+_CLASS_NAMED = r"\b(?:class|clase)\s+{0}\b|\b{0}\s+class\b"
 _SCOPE_STOP = frozenset(
     {"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las", "clase", "class", "this"}
 )
@@ -55,10 +64,11 @@ class StructuralQuery:
     is_async: bool = False
     kinds: tuple[str, ...] = ()
     scope: tuple[str, ...] = ()  # module or class names the answer should live in
+    members_of: str = ""  # a class whose own methods are asked for ("methods of the Thread class")
 
     @property
     def has_filter(self) -> bool:
-        return bool(self.base or self.decorator or self.is_async)
+        return bool(self.base or self.decorator or self.is_async or self.members_of)
 
 
 def parse_structural(query: str) -> StructuralQuery:
@@ -89,14 +99,49 @@ def parse_structural(query: str) -> StructuralQuery:
     scope.extend(p.group(1) for p in _POSSESSIVE.finditer(text))
     if qualifier:
         scope.extend(qualifier.split("."))
+    scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP))
     return StructuralQuery(
         base=base,
         base_qualifier=qualifier,
         decorator=decorator,
         is_async=bool(_ASYNC.search(text)),
         kinds=kinds,
-        scope=tuple(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP)),
+        scope=tuple(scope),
+        members_of="" if base else _members_of(text, scope, decorator),
     )
+
+
+def _members_of(text: str, scope: list[str], decorator: str) -> str:
+    """The class whose methods a question asks for: a scope word written like a class (`Thread`,
+    `ZipFile`) or called one ("the deque class"), when the question is about methods or members
+    ("methods of ...", "classmethods of ...", "properties of ...")."""
+    if not (_MEMBERS.search(text) or decorator):
+        return ""
+    for word in scope:
+        if word[:1].isupper() and not word.isupper():
+            return word
+        if re.search(_CLASS_NAMED.format(re.escape(word)), text, re.IGNORECASE):
+            return word
+    return ""
+
+
+@functools.cache
+def builtin_subclasses(name: str) -> frozenset[str]:
+    """The names of the built-in classes that derive from the built-in class `name`, at any depth
+    (`Exception` -> ValueError, KeyError, UnicodeDecodeError, ...); empty when `name` is not built in.
+    Read from this interpreter's `builtins`, so "subclasses of Exception in json" can find
+    `JSONDecodeError(ValueError)`."""
+    root = getattr(builtins, name, None)
+    if not isinstance(root, type):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[type] = list(root.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if getattr(builtins, cls.__name__, None) is cls and cls.__name__ not in found:
+            found.add(cls.__name__)
+            stack.extend(cls.__subclasses__())
+    return frozenset(found)
 
 
 def decorator_matches(wanted: str, decorators: tuple[str, ...]) -> bool:

@@ -535,12 +535,26 @@ class SqliteIndex(IndexWriter, IndexReader):
             yield r[0], _symbol(r[1:])
 
     def structural_candidates(
-        self, *, base: str = "", decorator: str = "", is_async: bool = False, limit: int = 2000
+        self,
+        *,
+        bases: Sequence[str] = (),
+        decorator: str = "",
+        is_async: bool = False,
+        parent: str = "",
+        path_words: Sequence[str] = (),
+        limit: int = 2000,
     ) -> list[tuple[str, Symbol]]:
-        where, params = [], []
-        if base:
-            where.append("s.bases LIKE ?")
-            params.append(f"%{base}%")
+        where: list[str] = []
+        params: list[object] = []
+        if bases:
+            where.append("(" + " OR ".join("s.bases LIKE ?" for _ in bases) + ")")
+            params.extend(f"%{b}%" for b in bases)
+        if parent:  # members of a top-level class: a range of the qualname index ('/' follows '.')
+            where.append("s.qualname >= ? AND s.qualname < ?")
+            params.extend((f"{parent}.", f"{parent}/"))
+        if path_words:
+            where.append("(" + " OR ".join("f.path LIKE ?" for _ in path_words) + ")")
+            params.extend(f"%{w}%" for w in path_words)
         if decorator:
             where.append("s.decorators LIKE ?")
             params.append(f"%{decorator.lstrip('*')}%")

@@ -204,3 +204,32 @@ def test_a_module_chunk_follows_the_definition_of_its_file(engine: trifecta.Engi
     kinds = [(h["path"], h["kind"]) for h in hits if h["path"] == "shop/checkout.py"]
     assert kinds and kinds[0][1] != "module"
     assert ("shop/checkout.py", "module") in kinds  # still listed, after a definition of its file
+
+
+def _symbols(response: trifecta.Response) -> list[str]:
+    return [h["symbol"] for h in response.to_dict()["data"]["hits"]]
+
+
+@pytest.mark.parametrize(
+    "query", ["methods of the Inventory class", "Inventory's methods", "métodos de la clase Inventory"]
+)
+def test_methods_of_a_class_are_its_own_methods_in_file_order(engine: trifecta.Engine, query: str) -> None:
+    response = engine.search(query)
+    assert response.to_dict()["data"]["plan"]["structural_query"]["members_of"] == "Inventory"
+    assert _symbols(response)[:6] == [
+        "Inventory.__init__",
+        "Inventory.add_product",
+        "Inventory.remove_product",
+        "Inventory.reserveStock",
+        "Inventory.total_value",
+        "Inventory.total_value",
+    ]
+
+
+def test_subclasses_of_a_builtin_include_its_builtin_descendants_where_asked(
+    engine: trifecta.Engine, sample_repo: Path
+) -> None:
+    (sample_repo / "shop" / "stock.py").write_text("class OutOfStock(LookupError):\n    pass\n")
+    assert _symbols(engine.search("subclasses of Exception in stock"))[0] == "OutOfStock"
+    direct = _symbols(engine.search("subclasses of Exception in checkout"))
+    assert direct[0] == "PaymentError"  # a direct subclass is in scope: no widening

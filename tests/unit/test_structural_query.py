@@ -26,14 +26,25 @@ from trifecta.domain.structural_query import base_matches, decorator_matches, pa
         ("all classmethods in dataclasses", {"decorator": "classmethod", "scope": ("dataclasses",)}),
         ("static methods of Path", {"decorator": "staticmethod", "scope": ("Path",)}),
         ("abstract methods of the Action class", {"decorator": "abstractmethod", "scope": ("Action",)}),
-        ("métodos de clase de TarFile", {"decorator": "classmethod", "scope": ("TarFile",)}),
+        (
+            "métodos de clase de TarFile",
+            {"decorator": "classmethod", "scope": ("TarFile",), "members_of": "TarFile"},
+        ),
         (
             "subclasses of the Exception class in configparser",
             {"base": "Exception", "scope": ("configparser",)},
         ),
         ("which methods are decorated with @property in subprocess", {"decorator": "property"}),
         ("Action subclasses", {"base": "Action"}),
-        ("where is the config loaded", {"base": "", "decorator": "", "is_async": False}),
+        ("where is the config loaded", {"base": "", "decorator": "", "is_async": False, "members_of": ""}),
+        ("methods of the Thread class", {"members_of": "Thread", "kinds": ("class", "method")}),
+        ("methods of threading.Thread", {"members_of": "Thread", "scope": ("threading", "Thread")}),
+        ("Thread's methods", {"members_of": "Thread"}),
+        ("métodos de la clase Thread", {"members_of": "Thread"}),
+        ("methods of the deque class", {"members_of": "deque"}),
+        ("all methods in json", {"members_of": "", "scope": ("json",)}),
+        ("classmethods of tarfile.TarFile", {"decorator": "classmethod", "members_of": "TarFile"}),
+        ("subclasses of the class Action", {"base": "Action", "members_of": ""}),
     ],
 )
 def test_reads_the_question(query: str, expected: dict[str, object]) -> None:
@@ -57,3 +68,13 @@ def test_matching_rules() -> None:
 def test_any_text_parses(query: str) -> None:
     parsed = parse_structural(query)
     assert parsed.has_filter == bool(parsed.base or parsed.decorator or parsed.is_async)
+
+
+def test_builtin_subclasses_come_from_the_interpreter() -> None:
+    from trifecta.domain.structural_query import builtin_subclasses
+
+    errors = builtin_subclasses("Exception")
+    assert {"ValueError", "KeyError", "UnicodeDecodeError", "OSError"} <= errors
+    assert "Exception" not in errors and "KeyboardInterrupt" not in errors  # not below Exception
+    assert builtin_subclasses("ValueError") >= {"UnicodeError", "UnicodeDecodeError"}
+    assert builtin_subclasses("Action") == frozenset() == builtin_subclasses("len")
