@@ -41,6 +41,7 @@ from .rewrite import RewriteFlow, skipped
 from .zoom_ast import Resolved, SymbolResolver
 
 MAX_QUERY_CHARS = 1000
+PLACE_BOOST = 1.3  # a lexical hit in a file or folder the question names
 SEGMENT_STRONG_ANCHORS = 5000  # file and folder names taken as linter anchors
 SEGMENT_WEAK_ANCHORS = 500  # symbol names
 PREVIEW_LINES = 6
@@ -123,6 +124,7 @@ class SearchSegment:
     ) -> None:
         self._selectors = selectors
         self._linter_cache: tuple[str, query_linter.LinterConfig] | None = None
+        self._places_cache: tuple[str, frozenset[str]] | None = None
         self._code_patterns = code_patterns
         self._semantic = semantic
         self._rewriter = rewriter
@@ -495,8 +497,10 @@ class SearchSegment:
                 if sc.chunk.id not in scored:
                     scored[sc.chunk.id] = (sc.chunk, sc.score)
         words = {fold(w) for t in terms for w in [t, *split_identifier(t)]}
+        # a word naming a file or folder says where the answer lives ("how does textwrap wrap lines")
+        places = words & self._place_words()
         hits = [
-            Hit(chunk=ch, score=self._rescore(ch, score, words, focus), match_type="lexical")
+            Hit(chunk=ch, score=self._rescore(ch, score, words, focus, places), match_type="lexical")
             for ch, score in scored.values()
         ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
@@ -511,14 +515,40 @@ class SearchSegment:
             alts.extend(self._lexicon.expand(term)[:5])
         return alts
 
+    def _place_words(self) -> frozenset[str]:
+        """The segment's file stems and folder names, lower case: a query word that names one says where
+        the answer lives. Rebuilt when the index changes."""
+        built_at = self._reader.stats().built_at
+        if self._places_cache is None or self._places_cache[0] != built_at:
+            names: set[str] = set()
+            for stored in self._reader.files():
+                names |= _path_words(stored.path)
+            self._places_cache = (built_at, frozenset(names))
+        return self._places_cache[1]
+
     @staticmethod
-    def _rescore(chunk: Chunk, score: float, words: set[str], focus: Focus) -> float:
+    def _rescore(
+        chunk: Chunk,
+        score: float,
+        words: set[str],
+        focus: Focus,
+        places: set[str] | frozenset[str] = frozenset(),
+    ) -> float:
         overlap = len(words & _name_words(chunk.name))
         if overlap:
             score *= 1.0 + 0.25 * overlap
+        if places and places & _path_words(chunk.path):
+            score *= PLACE_BOOST
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
             score *= 0.85
         return score * focus_multiplier(chunk.path, focus)
+
+
+@functools.lru_cache(maxsize=16384)
+def _path_words(path: str) -> frozenset[str]:
+    """A path's folder names and file stem, folded: `json/decoder.py` -> {json, decoder}."""
+    *folders, name = path.split("/")
+    return frozenset(fold(p) for p in [*folders, name.rsplit(".", 1)[0]] if p and not p.startswith("__"))
 
 
 @functools.lru_cache(maxsize=16384)

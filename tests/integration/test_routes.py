@@ -233,3 +233,21 @@ def test_subclasses_of_a_builtin_include_its_builtin_descendants_where_asked(
     assert _symbols(engine.search("subclasses of Exception in stock"))[0] == "OutOfStock"
     direct = _symbols(engine.search("subclasses of Exception in checkout"))
     assert direct[0] == "PaymentError"  # a direct subclass is in scope: no widening
+
+
+def test_a_word_naming_a_file_or_folder_lifts_the_hits_there(tmp_path: Path) -> None:
+    (tmp_path / "textwrap.py").write_text(
+        "class TextWrapper:\n    def wrap(self, text):\n"
+        '        """Wrap a paragraph of text into a list of lines; long words are broken."""\n'
+        "        return self._split(text)\n"
+    )
+    (tmp_path / "squeezer.py").write_text(
+        "import textwrap\n\n\ndef count_lines(s, linewidth):\n"
+        "    # how many lines does a long text wrap to?\n"
+        "    return len(textwrap.wrap(s, linewidth))\n"
+    )
+    for i in range(30):  # unrelated code, so the words of the question are rare as in a real tree
+        (tmp_path / f"mod{i}.py").write_text(f"def handler_{i}(request):\n    return request.body[{i}]\n")
+    with trifecta.open(tmp_path) as engine:
+        top = engine.search("how does textwrap wrap long lines").to_dict()["data"]["hits"][0]
+    assert (top["path"], top["symbol"]) == ("textwrap.py", "TextWrapper.wrap")

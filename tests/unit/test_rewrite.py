@@ -304,6 +304,9 @@ class FakeReader:
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         return []
 
+    def files(self) -> list[Any]:
+        return []  # no file or folder names to lift hits in
+
     def structural_candidates(self, **_: Any) -> list[Any]:
         return []
 
