@@ -51,6 +51,7 @@ def _load_libc() -> ctypes.CDLL | None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
     except (OSError, AttributeError):
         return None
     return libc
@@ -60,15 +61,18 @@ _LIBC = _load_libc()
 
 
 class DirectoryWatch:
-    """One inotify instance per listing. `begin()` starts a listing (a fresh instance), `add(dir)` comes
-    before each directory is read, `arm()` after the listing completed; `changed()` is then False until
-    an event arrives in a watched directory whose name `relevant(name)` accepts."""
+    """One inotify instance, kept across listings. `begin()` starts a listing (queued events are dropped:
+    the listing sees the current state), `add(dir)` comes before each directory is read, `arm()` after the
+    listing completed (watches on directories the listing no longer reads are removed); `changed()` is
+    then False until an event arrives in a watched directory whose name `relevant(name)` accepts."""
 
     def __init__(self, relevant: Callable[[str], bool] = lambda name: True) -> None:
         self._relevant = relevant
         self._fd = -1
         self._complete = False  # every directory of the listing is watched
         self._armed = False
+        self._watched: set[int] = set()  # watch descriptors of the last complete listing
+        self._listed: set[int] = set()  # those of the listing under way
         self._lock = threading.Lock()
 
     @staticmethod
@@ -77,27 +81,44 @@ class DirectoryWatch:
 
     def begin(self) -> None:
         with self._lock:
-            self._close_fd()
             self._armed = False
             self._complete = False
+            self._listed = set()
             if _LIBC is None:
                 return
-            fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-            if fd >= 0:  # EMFILE (the per-user instance limit) and the like: no watch, stat scans as before
+            if self._fd < 0:
+                fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+                if fd < 0:  # EMFILE (the per-user instance limit) and the like: stat scans as before
+                    return
                 self._fd = fd
-                self._complete = True
+                self._watched = set()
+            self._drain()
+            self._complete = True
 
     def add(self, directory: str) -> None:
         if self._fd < 0 or not self._complete or _LIBC is None:
             return
-        if _LIBC.inotify_add_watch(self._fd, os.fsencode(directory), WATCH_MASK) < 0:
+        wd = _LIBC.inotify_add_watch(self._fd, os.fsencode(directory), WATCH_MASK)
+        if wd < 0:
             self._complete = False  # ENOSPC (max_user_watches) or a vanished directory: cannot vouch
+        else:
+            self._listed.add(wd)  # the same descriptor again for a directory watched before
 
     def arm(self) -> None:
         with self._lock:
             self._armed = self._fd >= 0 and self._complete
             if not self._armed:
                 self._close_fd()  # nothing to vouch for: release the instance and its watches
+                return
+            assert _LIBC is not None
+            for wd in self._watched - self._listed:  # folders now ignored, excluded or gone
+                _LIBC.inotify_rm_watch(self._fd, wd)
+            self._watched = self._listed
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while os.read(self._fd, _READ_BYTES):
+                pass
 
     def changed(self) -> bool:
         """True when something relevant changed since `arm()`, or when the watch cannot tell."""
@@ -139,6 +160,7 @@ class DirectoryWatch:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = -1
+            self._watched = set()
 
     def __del__(self) -> None:
         self._close_fd()

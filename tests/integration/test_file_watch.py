@@ -148,3 +148,21 @@ def test_a_queue_overflow_reads_as_changed(tmp_path: Path) -> None:
     assert not watch._relevant_events(struct.pack("iIII", 1, 0x100, 0, len(skipped)) + skipped)
     assert watch._relevant_events(struct.pack("iIII", -1, IN_Q_OVERFLOW, 0, 0))  # events were lost
     assert watch._relevant_events(struct.pack("iIII", 1, 0x4, 0, 0))  # the folder itself changed
+
+
+def test_one_instance_serves_every_listing_and_drops_folders_no_longer_listed(tmp_path: Path) -> None:
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    source = LocalFileSource(tmp_path)
+    source.scan()
+    assert not source.changed_since_scan()
+    (tmp_path / ".gitignore").write_text("gen/\n")  # the folder leaves the listing
+    assert source.changed_since_scan()
+    before = set(os.listdir("/proc/self/fd"))
+    source.scan()
+    assert set(os.listdir("/proc/self/fd")) == before  # the same inotify instance, not a new one
+    (tmp_path / "gen" / "out.py").write_text("generated = True\n")
+    assert not source.changed_since_scan()  # its watch was removed with it
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert source.changed_since_scan()
+    source.close()
