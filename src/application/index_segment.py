@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -117,41 +117,43 @@ class IndexSegment:
         to_check = [f for f in candidates if _stat_changed(stored.get(f.path), f)]
         unchanged = len(candidates) - len(to_check)
 
-        # Read and hash what looks changed; content-identical files only get their stat data refreshed.
+        # Read and hash what looks changed, lazily: the parser's workers draw on this while earlier files
+        # are parsed and written. Content-identical files only get their stat data refreshed.
         touched: list[FileState] = []
-        work: list[tuple[str, str]] = []
         states: dict[str, tuple[FileState, int]] = {}
-        for f in to_check:
-            try:
-                data = self._source.read_bytes(f.path)
-            except Exception:
-                skipped["unreadable"] += 1
-                continue
-            if b"\x00" in data[:BINARY_SNIFF]:
-                skipped["binary"] += 1
-                continue
-            digest = hashlib.sha256(data).hexdigest()
-            old = stored.get(f.path)
-            state = FileState(path=f.path, size=f.size, mtime_ns=f.mtime_ns, sha256=digest)
-            if old is not None and old.sha256 == digest:
-                touched.append(state)
-                unchanged += 1
-                continue
-            text = data.decode("utf-8", errors="replace")
-            states[f.path] = (state, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
-            work.append((f.path, text))
 
-        total = len(work)
+        def changed_texts() -> Iterator[tuple[str, str]]:
+            nonlocal unchanged
+            for f in to_check:
+                try:
+                    data = self._source.read_bytes(f.path)
+                except Exception:
+                    skipped["unreadable"] += 1
+                    continue
+                if b"\x00" in data[:BINARY_SNIFF]:
+                    skipped["binary"] += 1
+                    continue
+                digest = hashlib.sha256(data).hexdigest()
+                old = stored.get(f.path)
+                state = FileState(path=f.path, size=f.size, mtime_ns=f.mtime_ns, sha256=digest)
+                if old is not None and old.sha256 == digest:
+                    touched.append(state)
+                    unchanged += 1
+                    continue
+                text = data.decode("utf-8", errors="replace")
+                states[f.path] = (state, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
+                yield f.path, text
+
+        total = len(to_check)  # at most: some turn out unchanged, unreadable or binary once read
         report(0, total, f"indexing {total} files" if total else "index up to date")
-        if total >= BULK_FILES and self._writer.substring_index_ready():
-            self._writer.suspend_substring_index()
-        if deleted or touched:
-            self._writer.apply([], deleted, touched)
+        if deleted:
+            self._writer.apply([], deleted, [])
         batch: list[FileUpdate] = []
         last_commit = time.monotonic()
         done = symbols = errors = 0
         error_files: list[str] = []
-        for path, parsed in self._parser.parse_many(work):
+        bulk = False
+        for path, parsed in self._parser.parse_many(changed_texts()):
             state, n_lines = states[path]
             batch.append(FileUpdate(state=state, parsed=parsed, n_lines=n_lines))
             symbols += len(parsed.symbols)
@@ -160,12 +162,14 @@ class IndexSegment:
                 error_files.append(path)
             done += 1
             if len(batch) >= BATCH_FILES or time.monotonic() - last_commit > BATCH_SECONDS:
+                bulk = bulk or self._suspend_substring_index_for(done)
                 self._writer.apply(batch, [], [])
                 batch = []
                 last_commit = time.monotonic()
                 report(done, total, path)
-        if batch:
-            self._writer.apply(batch, [], [])
+        if batch or touched:
+            bulk = bulk or self._suspend_substring_index_for(done)
+            self._writer.apply(batch, [], touched)
         if done or deleted or touched or request.full or not self._writer.has_completed_run():
             self._writer.finish_run(self._clock())  # a no-change refresh writes nothing
         searchable = time.perf_counter() - started
@@ -190,6 +194,14 @@ class IndexSegment:
             searchable_seconds=searchable,
             substring_index_seconds=substring_seconds,
         )
+
+    def _suspend_substring_index_for(self, written: int) -> bool:
+        """Before a commit: a run that writes BULK_FILES files or more drops the trigram accelerator (it is
+        rebuilt once at the end, or later). True once it is suspended."""
+        if written >= BULK_FILES and self._writer.substring_index_ready():
+            self._writer.suspend_substring_index()
+            return True
+        return False
 
 
 def _stat_changed(old: FileState | None, new: SourceFile) -> bool:

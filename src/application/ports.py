@@ -55,8 +55,9 @@ class CodeParser(Protocol):
 
     def parse(self, path: str, text: str) -> ParsedFile: ...
 
-    def parse_many(self, items: Sequence[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
-        """(path, text) pairs -> (path, parsed) pairs in the same order; may use worker processes."""
+    def parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        """(path, text) pairs -> (path, parsed) pairs in the same order; may use worker processes, which
+        may draw on `items` lazily from other threads while earlier results are being consumed."""
         ...
 
 

@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 import attrs
 
@@ -92,12 +93,14 @@ class SourceParser(CodeParser):
     def parse(self, path: str, text: str) -> ParsedFile:
         return parse_source(path, text)
 
-    def parse_many(self, items: Sequence[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
-        if self._workers <= 1 or len(items) < PARALLEL_MIN_FILES:
-            yield from map(parse_item, items)
+    def parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        source = iter(items)
+        head = list(itertools.islice(source, PARALLEL_MIN_FILES))
+        if self._workers <= 1 or len(head) < PARALLEL_MIN_FILES:
+            yield from map(parse_item, itertools.chain(head, source))
             return
         from .parse_pool import (
             parallel_map,
         )  # worker subprocesses: see parse_pool for why not multiprocessing
 
-        yield from parallel_map(parse_item, items, workers=self._workers)
+        yield from parallel_map(parse_item, itertools.chain(head, source), workers=self._workers)

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import pickle
 import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 _HEADER = struct.Struct("<Q")
@@ -101,49 +102,71 @@ class _Worker:
 
 
 def parallel_map(
-    parse: Callable[[Any], Any], items: Sequence[Any], *, workers: int, chunksize: int = 16
+    parse: Callable[[Any], Any], items: Iterable[Any], *, workers: int, chunksize: int = 16
 ) -> Iterator[Any]:
-    """`map(parse, items)` in order, spread over `workers` subprocesses; `parse` is the in-process fallback."""
-    chunks = [list(items[i : i + chunksize]) for i in range(0, len(items), chunksize)]
+    """`map(parse, items)` in order, spread over `workers` subprocesses; `parse` is the in-process fallback.
+
+    `items` is consumed lazily, a chunk at a time, by the threads that feed the workers (one at a time,
+    under the lock), so producing the items (reading files) overlaps the workers' start-up and parsing.
+    An exception raised while producing or parsing is raised here, never left to hang the caller."""
+    source = iter(items)
     results: dict[int, list[Any]] = {}
-    state = {"next": 0, "wanted": 0}
+    state: dict[str, Any] = {"next": 0, "wanted": 0, "total": None, "error": None}
     cond = threading.Condition()
 
     def feed(worker: _Worker) -> None:
         alive = True
-        while True:
+        try:
+            while True:
+                with cond:
+                    while state["total"] is None and state["next"] - state["wanted"] >= RUN_AHEAD_CHUNKS:
+                        cond.wait()
+                    if state["total"] is not None:
+                        return  # the items ran out, or the caller stopped
+                    chunk = list(itertools.islice(source, chunksize))
+                    if not chunk:
+                        state["total"] = state["next"]
+                        cond.notify_all()
+                        return
+                    index = state["next"]
+                    state["next"] += 1
+                out = worker.run(chunk) if alive else None
+                if out is None or len(out) != len(chunk):
+                    alive = False  # this worker is done for; its chunks are parsed here
+                    out = [parse(item) for item in chunk]
+                with cond:
+                    results[index] = out
+                    cond.notify_all()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             with cond:
-                while state["next"] - state["wanted"] >= RUN_AHEAD_CHUNKS:
-                    cond.wait()
-                index = state["next"]
-                if index >= len(chunks):
-                    return
-                state["next"] += 1
-            out = worker.run(chunks[index]) if alive else None
-            if out is None or len(out) != len(chunks[index]):
-                alive = False  # this worker is done for; its chunks are parsed here
-                out = [parse(item) for item in chunks[index]]
-            with cond:
-                results[index] = out
+                state["error"] = state["error"] or exc
+                state["total"] = state["total"] if state["total"] is not None else state["next"]
                 cond.notify_all()
 
-    pool = [_Worker() for _ in range(max(1, workers))]
+    pool = [_Worker() for _ in range(max(1, workers))]  # started first: their imports overlap the reading
     threads = [threading.Thread(target=feed, args=(w,), daemon=True, name="trifecta-parse") for w in pool]
     try:
         for thread in threads:
             thread.start()
-        for index in range(len(chunks)):
+        index = 0
+        while True:
             with cond:
-                while index not in results:
+                while index not in results and state["error"] is None and state["total"] != index:
                     cond.wait()
+                if state["error"] is not None:
+                    raise state["error"]
+                if index not in results:
+                    return  # every chunk was delivered
                 done = results.pop(index)
                 state["wanted"] = index + 1
                 cond.notify_all()
             yield from done
+            index += 1
     finally:
         with cond:
-            state["next"] = len(chunks)  # stop handing out work (a caller that stopped early)
-            state["wanted"] = len(chunks)
+            if state["total"] is None:
+                state["total"] = state["next"]  # stop handing out work (a caller that stopped early)
+            state["wanted"] = state["next"]
             cond.notify_all()
         for thread in threads:
             thread.join(timeout=60)

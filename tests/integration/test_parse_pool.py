@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from trifecta.infrastructure import parse_pool
 from trifecta.infrastructure.code_parser import SourceParser, parse_item
 
@@ -56,3 +58,35 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "80"
     assert marker.read_text() == "run\n"
+
+
+def test_items_are_drawn_lazily_while_results_are_consumed() -> None:
+    drawn: list[int] = []
+
+    def produce():  # type: ignore[no-untyped-def]
+        for i, item in enumerate(_items(600)):
+            drawn.append(i)
+            yield item
+
+    out = parse_pool.parallel_map(parse_item, produce(), workers=2, chunksize=16)
+    first = next(out)
+    assert first[0] == "pkg/m0.py"
+    # bounded run-ahead: far from all 600 items were read to hand out the first result
+    assert len(drawn) <= (parse_pool.RUN_AHEAD_CHUNKS + 2) * 16
+    rest = list(out)
+    assert [p for p, _ in [first, *rest]] == [p for p, _ in _items(600)] and len(drawn) == 600
+
+
+def test_a_failure_while_producing_items_is_raised_not_hung() -> None:
+    def produce():  # type: ignore[no-untyped-def]
+        yield from _items(100)
+        raise OSError("disk went away")
+
+    with pytest.raises(OSError, match="disk went away"):
+        list(parse_pool.parallel_map(parse_item, produce(), workers=2))
+
+
+def test_a_caller_that_stops_early_releases_the_workers() -> None:
+    out = parse_pool.parallel_map(parse_item, iter(_items(2000)), workers=2)
+    assert next(out)[0] == "pkg/m0.py"
+    out.close()  # runs the pool's cleanup: threads joined, workers closed
