@@ -14,13 +14,13 @@ container bind mounts) is not reported, which is why the watch can be turned off
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
+import functools
 import os
 import struct
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -44,20 +44,26 @@ _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then `len` bytes of NUL
 _READ_BYTES = 64 * 1024
 
 
-def _load_libc() -> ctypes.CDLL | None:
+@functools.cache
+def _load_libc() -> Any:
+    """libc with the inotify calls, or None; loaded on the first listing (ctypes costs ~7 ms to import)."""
+    import ctypes
+
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        try:
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)  # glibc: no search (find_library forks ldconfig)
+        except OSError:
+            from ctypes.util import find_library
+
+            libc = ctypes.CDLL(find_library("c") or "libc.so", use_errno=True)  # musl and others
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
     except (OSError, AttributeError):
         return None
     return libc
-
-
-_LIBC = _load_libc()
 
 
 class DirectoryWatch:
@@ -74,20 +80,22 @@ class DirectoryWatch:
         self._watched: set[int] = set()  # watch descriptors of the last complete listing
         self._listed: set[int] = set()  # those of the listing under way
         self._lock = threading.Lock()
+        self._libc: Any = None
 
     @staticmethod
     def supported() -> bool:
-        return _LIBC is not None
+        return sys.platform.startswith("linux")
 
     def begin(self) -> None:
         with self._lock:
             self._armed = False
             self._complete = False
             self._listed = set()
-            if _LIBC is None:
+            self._libc = _load_libc()
+            if self._libc is None:
                 return
             if self._fd < 0:
-                fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+                fd = self._libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
                 if fd < 0:  # EMFILE (the per-user instance limit) and the like: stat scans as before
                     return
                 self._fd = fd
@@ -96,9 +104,9 @@ class DirectoryWatch:
             self._complete = True
 
     def add(self, directory: str) -> None:
-        if self._fd < 0 or not self._complete or _LIBC is None:
+        if self._fd < 0 or not self._complete:
             return
-        wd = _LIBC.inotify_add_watch(self._fd, os.fsencode(directory), WATCH_MASK)
+        wd = self._libc.inotify_add_watch(self._fd, os.fsencode(directory), WATCH_MASK)
         if wd < 0:
             self._complete = False  # ENOSPC (max_user_watches) or a vanished directory: cannot vouch
         else:
@@ -110,9 +118,8 @@ class DirectoryWatch:
             if not self._armed:
                 self._close_fd()  # nothing to vouch for: release the instance and its watches
                 return
-            assert _LIBC is not None
             for wd in self._watched - self._listed:  # folders now ignored, excluded or gone
-                _LIBC.inotify_rm_watch(self._fd, wd)
+                self._libc.inotify_rm_watch(self._fd, wd)
             self._watched = self._listed
 
     def _drain(self) -> None:

@@ -52,12 +52,15 @@ class LocalFileSource(FileSource):
         self.max_file_bytes = max_file_bytes
         self._extra = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._secrets = _SecretMatcher(secret_patterns)
-        # Each listing watches the directories it reads, so the next freshness check can skip the stat scan.
+        # From its second listing on, a source watches the directories it reads, so the next freshness check
+        # can skip the stat scan (a one-shot CLI process lists once and never pays for the watch).
         self._watch = DirectoryWatch(_relevant_name) if watch and DirectoryWatch.supported() else None
+        self._listings = 0
 
     def changed_since_scan(self) -> bool:
         """False only when a file-system watch vouches that nothing under the listed directories changed
-        since the last complete `scan()`; True when something did or nothing can tell."""
+        since the last complete `scan()` (the second or a later one); True when something did or nothing
+        can tell."""
         return self._watch is None or self._watch.changed()
 
     def close(self) -> None:
@@ -70,7 +73,8 @@ class LocalFileSource(FileSource):
         skipped: Counter[str] = Counter()
         root_str = str(self.root)
         stack: list[tuple[str, str, tuple[tuple[str, GitIgnoreSpec], ...]]] = [(root_str, "", ())]
-        watch = self._watch
+        self._listings += 1
+        watch = self._watch if self._listings > 1 else None
         if watch is not None:
             watch.begin()
         while stack:

@@ -97,6 +97,7 @@ def test_a_change_while_the_index_runs_is_not_lost(sample_repo: Path) -> None:
 def test_other_processes_writing_caches_do_not_force_a_scan(sample_repo: Path) -> None:
     with trifecta.open(sample_repo, workers=1) as engine:
         engine.search("slugify")
+        engine.search("slugify")  # the second listing is watched
         (sample_repo / "shop" / "__pycache__").mkdir(exist_ok=True)
         (sample_repo / "shop" / "__pycache__" / "utils.cpython-311.pyc").write_bytes(b"\0" * 16)
         assert engine._app.index.up_to_date()
@@ -107,6 +108,8 @@ def test_closing_the_engine_releases_the_watch(sample_repo: Path) -> None:
     for _ in range(3):
         with trifecta.open(sample_repo, workers=1) as engine:
             engine.search("slugify")
+            engine.search("slugify")  # watched from here on
+            assert engine._app.index.up_to_date()
     assert len(os.listdir("/proc/self/fd")) <= before + 1
 
 
@@ -116,6 +119,8 @@ def test_no_watch_when_turned_off(tmp_path: Path) -> None:
     source.scan()
     assert source.changed_since_scan()
     watched = LocalFileSource(tmp_path)
+    watched.scan()
+    assert watched.changed_since_scan()  # a source that lists once (a CLI process) never starts a watch
     watched.scan()
     assert not watched.changed_since_scan()
     watched.close()
@@ -130,7 +135,7 @@ def test_no_inotify_instance_left_means_stat_scans(tmp_path: Path, monkeypatch: 
         def inotify_init1(self, flags: int) -> int:
             return -1
 
-    monkeypatch.setattr(dir_watch, "_LIBC", NoInstances())
+    monkeypatch.setattr(dir_watch, "_load_libc", NoInstances)
     watch = DirectoryWatch()
     watch.begin()
     watch.add(str(tmp_path))
@@ -154,6 +159,7 @@ def test_one_instance_serves_every_listing_and_drops_folders_no_longer_listed(tm
     (tmp_path / "gen").mkdir()
     (tmp_path / "a.py").write_text("x = 1\n")
     source = LocalFileSource(tmp_path)
+    source.scan()
     source.scan()
     assert not source.changed_since_scan()
     (tmp_path / ".gitignore").write_text("gen/\n")  # the folder leaves the listing
