@@ -89,11 +89,13 @@ class IndexSegment:
         self._clock = clock
         self._settled = False  # the last run completed and committed what its listing saw
 
-    def up_to_date(self) -> bool:
-        """True when the last run here completed and the file source vouches nothing changed since its
-        listing (a file-system watch): a freshness check that costs microseconds instead of a stat scan.
-        False means "run `execute` to find out", never "stale"."""
-        return self._settled and not self._source.changed_since_scan()
+    def freshness(self) -> bool | None:
+        """What a file-system watch says about the index, at the cost of a non-blocking read: True when
+        the last run here completed and nothing changed since its listing, False when something did, None
+        when no watch can tell (then only `execute` finds out)."""
+        if not self._settled or not self._source.watching():
+            return None
+        return not self._source.changed_since_scan()
 
     def execute(self, request: IndexRequest, progress: ProgressSink | None = None) -> IndexReport:
         self._settled = False

@@ -36,6 +36,10 @@ class FileSource(Protocol):
 
     def scan(self) -> Scan: ...
 
+    def watching(self) -> bool:
+        """Whether a file-system watch covers the last complete scan, so `changed_since_scan` can vouch."""
+        ...
+
     def changed_since_scan(self) -> bool:
         """False only when the source can vouch that nothing changed since its last complete scan (a
         file-system watch); True otherwise. Lets a freshness check skip the scan."""

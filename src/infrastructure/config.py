@@ -11,8 +11,9 @@ workers = 2                      # parser processes (default: CPU count, at most
                              TRIFECTA_WATCH_FILES
 lint = false                     # query linter expansion (query-linter.md, off by default)
 auto_refresh = true              # refresh the index incrementally before each search
-refresh_interval = 0             # seconds a freshness check stays good within one process (0: check on every
-                                 # search); unset: 0 for the library and CLI, 1.0 in the long-lived MCP server
+refresh_interval = 0             # seconds a stat scan stays good within one process (0: check on every search;
+                                 # a change the file watch saw is never put off); unset: 0 for the library and
+                                 # CLI, 1.0 in the long-lived MCP server
 watch_files = true               # Linux: an inotify watch on the listed folders lets a freshness check skip
                                  # the stat scan while nothing changed (false: always scan, e.g. on NFS)
 

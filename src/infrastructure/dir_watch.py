@@ -82,6 +82,11 @@ class DirectoryWatch:
         self._lock = threading.Lock()
         self._libc: Any = None
 
+    @property
+    def armed(self) -> bool:
+        """A complete listing is watched and no relevant change was seen since (as far as read)."""
+        return self._armed
+
     @staticmethod
     def supported() -> bool:
         return sys.platform.startswith("linux")

@@ -57,6 +57,9 @@ class LocalFileSource(FileSource):
         self._watch = DirectoryWatch(_relevant_name) if watch and DirectoryWatch.supported() else None
         self._listings = 0
 
+    def watching(self) -> bool:
+        return self._watch is not None and self._watch.armed
+
     def changed_since_scan(self) -> bool:
         """False only when a file-system watch vouches that nothing under the listed directories changed
         since the last complete `scan()` (the second or a later one); True when something did or nothing

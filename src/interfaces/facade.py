@@ -143,15 +143,16 @@ class Engine:
         stats = self._app.store.stats()
         if stats.built_at and not self._app.settings.auto_refresh:
             return 0
+        fresh = self._app.index.freshness() if stats.built_at else None
+        if fresh:
+            return 0  # the file watch saw no change since this process's last run: no scan needed
         interval = self._app.settings.refresh_interval
         if interval is None:  # a long-lived server answers bursts of searches; others check every time
             interval = MCP_REFRESH_INTERVAL if self.origin == "mcp" else 0.0
         now = time.monotonic()
-        if stats.built_at and now - self._checked_at < interval:
-            return 0
+        if fresh is None and stats.built_at and now - self._checked_at < interval:
+            return 0  # no watch, and a stat scan ran moments ago (a change the watch saw is never put off)
         self._checked_at = now
-        if stats.built_at and self._app.index.up_to_date():
-            return 0  # the file watch saw no change since this process's last run: no scan needed
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
             with self._app.store.writing(wait_seconds=wait):

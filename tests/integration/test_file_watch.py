@@ -58,7 +58,7 @@ def test_every_kind_of_change_is_seen_by_the_next_search(sample_repo: Path, watc
     with trifecta.open(sample_repo, workers=1, watch_files=watch) as engine:
         assert refreshed(engine) > 0  # first search builds
         assert refreshed(engine) == 0
-        assert engine._app.index.up_to_date() is watch  # the scan is skipped only with a watch
+        assert engine._app.index.freshness() is (True if watch else None)  # no scan only with a watch
 
         (shop / "utils.py").write_text("def zanzibar_quokka():\n    return 1\n")  # modified in place
         assert "shop/utils.py" in paths_for(engine, "zanzibar_quokka")
@@ -100,7 +100,7 @@ def test_other_processes_writing_caches_do_not_force_a_scan(sample_repo: Path) -
         engine.search("slugify")  # the second listing is watched
         (sample_repo / "shop" / "__pycache__").mkdir(exist_ok=True)
         (sample_repo / "shop" / "__pycache__" / "utils.cpython-311.pyc").write_bytes(b"\0" * 16)
-        assert engine._app.index.up_to_date()
+        assert engine._app.index.freshness() is True
 
 
 def test_closing_the_engine_releases_the_watch(sample_repo: Path) -> None:
@@ -109,7 +109,7 @@ def test_closing_the_engine_releases_the_watch(sample_repo: Path) -> None:
         with trifecta.open(sample_repo, workers=1) as engine:
             engine.search("slugify")
             engine.search("slugify")  # watched from here on
-            assert engine._app.index.up_to_date()
+            assert engine._app.index.freshness() is True
     assert len(os.listdir("/proc/self/fd")) <= before + 1
 
 
@@ -172,3 +172,17 @@ def test_one_instance_serves_every_listing_and_drops_folders_no_longer_listed(tm
     (tmp_path / "a.py").write_text("x = 2\n")
     assert source.changed_since_scan()
     source.close()
+
+
+def test_a_watched_change_is_never_put_off_by_the_refresh_interval(sample_repo: Path) -> None:
+    """`trifecta mcp` reuses a stat scan for 1 s; a change the watch saw is searched at once anyway."""
+    with trifecta.open(sample_repo, workers=1, refresh_interval=60) as engine:
+        engine.search("slugify")
+        engine.index()  # the second listing: watched from here on
+        (sample_repo / "shop" / "utils.py").write_text("def wombat_lemur():\n    return 5\n")
+        assert "shop/utils.py" in paths_for(engine, "wombat_lemur")
+    with trifecta.open(sample_repo, workers=1, refresh_interval=60, watch_files=False) as engine:
+        engine.search("slugify")
+        engine.index()
+        (sample_repo / "shop" / "utils.py").write_text("def tapir_gecko():\n    return 6\n")
+        assert "shop/utils.py" not in paths_for(engine, "tapir_gecko")  # no watch: the interval holds

@@ -60,6 +60,9 @@ class FakeSource:
             skipped={},
         )
 
+    def watching(self) -> bool:
+        return False
+
     def changed_since_scan(self) -> bool:
         return True  # no watch: every freshness check lists the files
 
