@@ -485,7 +485,9 @@ class SqliteIndex(IndexWriter, IndexReader):
             return
         for path in paths:
             rows = self._conn.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.path=? ORDER BY c.start_line", (path,)
+                f"SELECT {_CHUNK_COLS} FROM files f JOIN chunks c ON c.file_id = f.id "
+                "WHERE f.path=? ORDER BY c.start_line",
+                (path,),
             )
             yield from (_chunk(r) for r in rows)
 
@@ -555,9 +557,12 @@ class SqliteIndex(IndexWriter, IndexReader):
         if parent:  # members of a top-level class: a range of the qualname index ('/' follows '.')
             where.append("s.qualname >= ? AND s.qualname < ?")
             params.extend((f"{parent}.", f"{parent}/"))
-        if path_words:
-            where.append("(" + " OR ".join("f.path LIKE ?" for _ in path_words) + ")")
-            params.extend(f"%{w}%" for w in path_words)
+        if (
+            path_words
+        ):  # the few files first (the symbols_file index), then the other filters on their symbols
+            likes = " OR ".join("path LIKE ?" for _ in path_words)
+            where.insert(0, f"s.file_id IN (SELECT id FROM files WHERE {likes})")
+            params[:0] = [f"%{w}%" for w in path_words]
         if decorator:
             where.append("s.decorators LIKE ?")
             params.append(f"%{decorator.lstrip('*')}%")
@@ -574,7 +579,8 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def containing_chunk(self, path: str, line: int) -> Chunk | None:
         row = self._conn.execute(
-            f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.path=? AND c.start_line<=? AND c.end_line>=? "
+            f"SELECT {_CHUNK_COLS} FROM files f JOIN chunks c ON c.file_id = f.id "  # both lookups indexed
+            "WHERE f.path=? AND c.start_line<=? AND c.end_line>=? "
             "AND c.kind != 'module' ORDER BY c.end_line - c.start_line LIMIT 1",
             (path, line, line),
         ).fetchone()
