@@ -227,12 +227,19 @@ def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, s
     return _first_matching_line(chunk, lambda line: want in line.lower())
 
 
-def _in_scope(sq: StructuralQuery, item: tuple[str, Symbol]) -> int:
-    """How well a definition sits where the question points: path parts count once, classes twice."""
-    path, sym = item
-    in_path = {p.lower() for p in path.removesuffix(".py").split("/")} & {s.lower() for s in sq.scope}
-    in_class = set(sym.qualname.split(".")[:-1]) & set(sq.scope)
-    return len(in_path) + 2 * len(in_class)
+def _scope_scorer(sq: StructuralQuery) -> Callable[[tuple[str, Symbol]], int]:
+    """How well a definition sits where the question points: path parts count once, classes twice.
+    The scope's sets are built once per question, not once per candidate."""
+    scope = set(sq.scope)
+    scope_lower = {s.lower() for s in scope}
+
+    def in_scope(item: tuple[str, Symbol]) -> int:
+        path, sym = item
+        in_path = {p.lower() for p in path.removesuffix(".py").split("/")} & scope_lower
+        in_class = set(sym.qualname.split(".")[:-1]) & scope
+        return len(in_path) + 2 * len(in_class)
+
+    return in_scope
 
 
 def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int, str]:
@@ -295,14 +302,13 @@ class StructuralEngine:
             return []
         found = self._passing(sq, (sq.base,) if sq.base else ())
         wider = builtin_subclasses(sq.base) if sq.base and sq.scope else frozenset()
-        if wider and not any(_in_scope(sq, item) for item in found):
+        in_scope = _scope_scorer(sq)
+        if wider and not any(in_scope(item) for item in found):
             # nothing in scope derives from the built-in directly: "subclasses of Exception in json" also
             # means JSONDecodeError(ValueError); looked for only where the question points (few files)
             found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
         # in scope first, implementation before tests, then in file order
-        found.sort(
-            key=lambda item: (-_in_scope(sq, item), is_test_file(item[0]), item[0], item[1].start_line)
-        )
+        found.sort(key=lambda item: (-in_scope(item), is_test_file(item[0]), item[0], item[1].start_line))
         hits = []
         for rank, (path, sym) in enumerate(found[:limit]):
             container = self._reader.containing_chunk(path, sym.def_line)
@@ -319,6 +325,6 @@ class StructuralEngine:
                 doc=sym.docstring,
                 body=sym.signature,
             )
-            score = 1.0 / (1 + rank) + _in_scope(sq, (path, sym))
+            score = 1.0 / (1 + rank) + in_scope((path, sym))
             hits.append(Hit(chunk=chunk, score=score, match_type="structural", preview=sym.signature))
         return hits
