@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import re
 from collections.abc import Callable
 
@@ -42,20 +43,23 @@ def _unparse(node: ast.AST) -> str:
 def _children(body: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """Definitions directly in a body, looking through compound statements that do not open a scope."""
     found: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
+    for node in body:  # runs once per definition: most bodies hold no definition and no block
         kind = type(node)
         if kind in _DEF_TYPES:
             found.append(node)  # type: ignore[arg-type]
-        elif kind in _BLOCK_TYPES:
-            inner: list[ast.stmt] = list(getattr(node, "body", ())) + list(getattr(node, "orelse", ()))
-            if isinstance(node, ast.Try | ast.TryStar):
-                inner += [s for h in node.handlers for s in h.body] + list(node.finalbody)
-            stack.extend(reversed(inner))
-        elif isinstance(node, ast.Match):
-            stack.extend(reversed([s for case in node.cases for s in case.body]))
+        elif kind in _BLOCK_TYPES or kind is ast.Match:
+            found += _children(_inner_body(node))
     return found
+
+
+def _inner_body(node: ast.stmt) -> list[ast.stmt]:
+    """The statements of a compound statement that does not open a scope, in source order."""
+    if isinstance(node, ast.Match):
+        return [s for case in node.cases for s in case.body]
+    inner: list[ast.stmt] = [*getattr(node, "body", ()), *getattr(node, "orelse", ())]
+    if isinstance(node, ast.Try | ast.TryStar):
+        inner += [s for h in node.handlers for s in h.body] + node.finalbody
+    return inner
 
 
 def _signature(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
@@ -80,9 +84,17 @@ def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _comments(lines: list[str]) -> str:
-    """The text of the comment lines, stripped (one regex over the joined lines: this runs per chunk)."""
-    return "\n".join(_COMMENT_LINE.findall("\n".join(lines)))
+def _docstring(body: list[ast.stmt]) -> str:
+    """`ast.get_docstring(..., clean=True) or ""` for a definition's body, without its per-call checks."""
+    first = body[0] if body else None
+    if type(first) is ast.Expr and type(first.value) is ast.Constant and type(first.value.value) is str:
+        return inspect.cleandoc(first.value.value)
+    return ""
+
+
+def _comments(text: str) -> str:
+    """The text of the comment lines of `text`, stripped (one regex: this runs per chunk)."""
+    return "\n".join(_COMMENT_LINE.findall(text)) if "#" in text else ""
 
 
 def parse_python(path: str, text: str) -> ParsedFile:
@@ -119,11 +131,11 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
     top_level_ranges: list[tuple[int, int]] = []
     while stack:
         node, parent, parent_kind, depth, in_function = stack.pop()
-        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno  # decorators come first
         end = node.end_lineno or node.lineno
         qualname = f"{parent}.{node.name}" if parent else node.name
         decorators = tuple(_unparse(d) for d in node.decorator_list)
-        docstring = ast.get_docstring(node, clean=True) or ""
+        docstring = _docstring(node.body)
         signature = _signature(lines, node)
         if depth == 0:
             top_level_ranges.append((start, end))
@@ -146,7 +158,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
             if not in_function:
                 kid_ranges = [
                     (
-                        min([k.lineno] + [d.lineno for d in k.decorator_list]),
+                        k.decorator_list[0].lineno if k.decorator_list else k.lineno,
                         k.end_lineno or k.lineno,
                         k.lineno,
                     )
@@ -188,7 +200,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
                 depth=depth,
             )
             if not in_function:
-                src = lines[start - 1 : end]
+                body = "\n".join(lines[start - 1 : end])
                 chunks.append(
                     Chunk(
                         id=new_id("method" if is_method else "function", qualname),
@@ -200,8 +212,8 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
                         symbol=qualname,
                         name=node.name,
                         signature=signature,
-                        doc="\n".join(filter(None, [docstring, _comments(src)])),
-                        body="\n".join(src),
+                        doc="\n".join(filter(None, [docstring, _comments(body)])),
+                        body=body,
                     )
                 )
             kind_for_kids = "function"
@@ -244,7 +256,7 @@ def _module_chunks(
     out: list[Chunk] = []
     for i in range(0, len(free), MODULE_WINDOW):
         window = free[i : i + MODULE_WINDOW]
-        src = [lines[n - 1] for n in window]
+        body = "\n".join([lines[n - 1] for n in window])
         out.append(
             Chunk(
                 id=new_id("module", ""),
@@ -256,8 +268,8 @@ def _module_chunks(
                 symbol="",
                 name=stem,
                 signature=path,
-                doc="\n".join(filter(None, [module_doc if i == 0 else "", _comments(src)])),
-                body="\n".join(src),
+                doc="\n".join(filter(None, [module_doc if i == 0 else "", _comments(body)])),
+                body=body,
             )
         )
     return out
