@@ -157,6 +157,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._substring_ready = True
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
         self._states_cache: dict[str, FileState] | None = None
+        self._counts_cache: tuple[int, int, int, int, str] | None = None  # stats() without the file sizes
         self._cache_version = -1
         self._conn = self._open()
 
@@ -253,6 +254,15 @@ class SqliteIndex(IndexWriter, IndexReader):
         except BaseException:
             c.execute("ROLLBACK")
             raise
+        finally:
+            self._forget()
+
+    def _forget(self) -> None:
+        """Drop what is cached of the data: after this connection writes (`PRAGMA data_version` only
+        tells of other connections' commits)."""
+        self._df_cache.clear()
+        self._states_cache = None
+        self._counts_cache = None
 
     def file_states(self) -> dict[str, FileState]:
         """Every stored file's stat data and hash. Cached until the data changes (this connection's writes
@@ -300,8 +310,6 @@ class SqliteIndex(IndexWriter, IndexReader):
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (st.size, st.mtime_ns, st.path))
             for up in updates:
                 self._write_file(up)
-        self._df_cache.clear()
-        self._states_cache = None
 
     def _write_file(self, up: FileUpdate) -> None:
         c = self._conn
@@ -381,24 +389,31 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def finish_run(self, built_at: str) -> None:
         self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
+        self._forget()
 
     # ---------------------------------------------------------------- reading
     def stats(self) -> IndexStats:
-        c = self._conn
-        files, errors = c.execute(
-            "SELECT count(*), coalesce(sum(parse_error != ''), 0) FROM files"
-        ).fetchone()
-        built = c.execute("SELECT value FROM meta WHERE key='built_at'").fetchone()
+        """Counts cached until the data changes (a search reports them, up to three times); sizes fresh."""
+        self._fresh_caches()
+        if self._counts_cache is None:
+            c = self._conn
+            files, errors = c.execute(
+                "SELECT count(*), coalesce(sum(parse_error != ''), 0) FROM files"
+            ).fetchone()
+            built = c.execute("SELECT value FROM meta WHERE key='built_at'").fetchone()
+            self._counts_cache = (
+                files,
+                errors,
+                c.execute("SELECT count(*) FROM symbols").fetchone()[0],
+                c.execute("SELECT count(*) FROM chunks").fetchone()[0],
+                built[0] if built else "",
+            )
+        files, errors, symbols, chunks, built_at = self._counts_cache
         size = sum(
             os.path.getsize(str(self.path) + s) for s in ("", "-wal") if os.path.exists(str(self.path) + s)
         )
         return IndexStats(
-            files=files,
-            symbols=c.execute("SELECT count(*) FROM symbols").fetchone()[0],
-            chunks=c.execute("SELECT count(*) FROM chunks").fetchone()[0],
-            built_at=built[0] if built else "",
-            parse_errors=errors,
-            db_bytes=size,
+            files=files, symbols=symbols, chunks=chunks, built_at=built_at, parse_errors=errors, db_bytes=size
         )
 
     def search_terms(
@@ -452,8 +467,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._cache_version:
             self._cache_version = version
-            self._df_cache.clear()
-            self._states_cache = None
+            self._forget()
         return self._df_cache
 
     def _chunk_count(self) -> int:

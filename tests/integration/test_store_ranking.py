@@ -58,3 +58,30 @@ def test_all_words_and_one_word_are_single_queries(store: SqliteIndex) -> None:
     both = store.search_terms([["alpha"], ["beta"]], require_all=True, limit=50)
     assert set(paths(both)) == {"both.py", "pairs.py"}
     assert "body.py" in paths(store.search_terms([["beta"]], require_all=False, limit=50))
+
+
+def test_cached_counts_follow_writes_on_this_connection_and_others(
+    store: SqliteIndex, tmp_path: Path
+) -> None:
+    before = store.stats()
+    assert (before.files, before.built_at) == (len(FILES), "now")
+    text = "class Added:\n    def method(self):\n        pass\n"
+    _, parsed = parse_item(("added.py", text))
+    update = FileUpdate(
+        state=FileState(path="added.py", size=1, mtime_ns=0, sha256="x"), parsed=parsed, n_lines=3
+    )
+    store.apply([update], [], [])  # this connection: PRAGMA data_version does not move
+    after = store.stats()
+    assert (after.files, after.symbols, after.chunks) == (
+        before.files + 1,
+        before.symbols + 2,
+        before.chunks + 2,
+    )
+    store.finish_run("later")
+    assert store.stats().built_at == "later"
+    other = SqliteIndex(tmp_path / "index.db")  # another connection deletes a file: the cache must see it
+    try:
+        other.apply([], ["added.py"], [])
+    finally:
+        other.close()
+    assert store.stats().files == before.files
