@@ -499,6 +499,9 @@ class SearchSegment:
         words = {fold(w) for t in terms for w in [t, *split_identifier(t)]}
         # a word naming a file or folder says where the answer lives ("how does textwrap wrap lines")
         places = words & self._place_words()
+        if self._lexicon is not None and self._lexicon.is_spanish(query):
+            # a Spanish word names code by its translation: "¿cómo se comprime...?" is about `compress`
+            words |= {w for t in terms for w in self._lexicon.translations.get(fold(t), ())}
         hits = [
             Hit(chunk=ch, score=self._rescore(ch, score, words, focus, places), match_type="lexical")
             for ch, score in scored.values()

@@ -251,3 +251,32 @@ def test_a_word_naming_a_file_or_folder_lifts_the_hits_there(tmp_path: Path) -> 
     with trifecta.open(tmp_path) as engine:
         top = engine.search("how does textwrap wrap long lines").to_dict()["data"]["hits"][0]
     assert (top["path"], top["symbol"]) == ("textwrap.py", "TextWrapper.wrap")
+
+
+ARCHIVE = '''"""Archive helpers."""
+
+
+def compress(data, level, window, strategy, memory, dictionary, header, trailer, checksum, buffer):
+    """Shrink a payload with the given level, window, strategy, memory, dictionary, header and trailer."""
+    table = build_table(window, strategy, memory, dictionary)
+    state = start_state(level, table, header, trailer, checksum, buffer)
+    return finish_state(state, data)
+
+
+def store_payload(path, data):
+    """Compress the payload, compress the index, compress the footer: everything stored is compressed."""
+    compressed = compress(data)
+    with open(path, "wb") as fh:
+        fh.write(compressed)
+'''
+
+
+@pytest.mark.parametrize("query", ["¿cómo se comprime?", "¿dónde se comprime?", "comprimir"])
+def test_a_spanish_word_counts_as_its_translation_in_a_name(tmp_path: Path, query: str) -> None:
+    # BM25 alone puts store_payload first (it says "compress" five times); the function *named* by the
+    # translation of the question's verb must come first, as `compress` would for an English question
+    (tmp_path / "archive.py").write_text(ARCHIVE)
+    with trifecta.open(tmp_path) as eng:
+        eng.index()
+        hits = eng.search(query).to_dict()["data"]["hits"]
+    assert [h["symbol"] for h in hits[:2]] == ["compress", "store_payload"]
