@@ -157,7 +157,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._substring_ready = True
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
         self._states_cache: dict[str, FileState] | None = None
-        self._counts_cache: tuple[int, int, int, int, str] | None = None  # stats() without the file sizes
+        self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
         self._conn = self._open()
 
@@ -392,8 +392,9 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._forget()
 
     # ---------------------------------------------------------------- reading
-    def stats(self) -> IndexStats:
-        """Counts cached until the data changes (a search reports them, up to three times); sizes fresh."""
+    def _counts(self) -> tuple[int, int, int, int, str]:
+        """Files, files with parse errors, symbols, chunks and when built: cached until the data changes (a
+        search asks up to four times)."""
         self._fresh_caches()
         if self._counts_cache is None:
             c = self._conn
@@ -408,7 +409,10 @@ class SqliteIndex(IndexWriter, IndexReader):
                 c.execute("SELECT count(*) FROM chunks").fetchone()[0],
                 built[0] if built else "",
             )
-        files, errors, symbols, chunks, built_at = self._counts_cache
+        return self._counts_cache
+
+    def stats(self) -> IndexStats:
+        files, errors, symbols, chunks, built_at = self._counts()
         size = sum(
             os.path.getsize(str(self.path) + s) for s in ("", "-wal") if os.path.exists(str(self.path) + s)
         )
@@ -471,10 +475,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         return self._df_cache
 
     def _chunk_count(self) -> int:
-        cache = self._fresh_caches()
-        if "\0chunks" not in cache:
-            cache["\0chunks"] = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        return cache["\0chunks"]
+        return self._counts()[3]
 
     def _doc_frequency(self, expression: str) -> int:
         cache = self._fresh_caches()
