@@ -1,7 +1,11 @@
 """The response envelope every Trifecta answer travels in (ast-lsp-dual-engine.md §4).
 
     {"schema_version": 1, "status": "ok" | "error", "kind": ..., "data": {...},
-     "refs": [{"kind", "uri"}], "errors": [{"code", "message", "data"}], "next_actions": [...]}
+     "refs": [{"kind", "uri"}], "errors": [{"code", "message", "data"}], "next_actions": [...],
+     "warnings": [{"code", "message", "data"}]}        # only when there are some
+
+`warnings` tell of an answer that is still an answer: the index was rebuilt, is read-only or may be stale,
+the segment's own config set something only the user may set.
 
 `status` is derived, never stored: it is "error" if and only if `errors` is non-empty, so the two can
 never disagree. An empty result is `status: "ok"` with empty data, never an error.
@@ -37,6 +41,25 @@ class ErrorCode(enum.StrEnum):
     EMBEDDER_UNAVAILABLE = "EMBEDDER_UNAVAILABLE"
     LSP_UNAVAILABLE = "LSP_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    # reading follows the indexer's rules: a file it would not index is refused, and the code says why
+    SECRET_FILE = "SECRET_FILE"  # a secret by name (`.env`, `id_rsa`, `*.pem`) or by content (a key, a token)
+    IGNORED_FILE = "IGNORED_FILE"  # .gitignore / .trifectaignore / [index] exclude / a default-excluded folder
+    SPECIAL_FILE = "SPECIAL_FILE"  # not a regular file: FIFO, socket, device
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"  # over [index] max_file_bytes
+    BINARY_FILE = "BINARY_FILE"
+    # the index and the call itself
+    INDEX_UNWRITABLE = "INDEX_UNWRITABLE"  # data.reason: read_only | disk_full | io_error
+    TIMEOUT = "TIMEOUT"  # a call or a regular expression ran past its time limit
+
+
+class WarningCode(enum.StrEnum):
+    """Something the caller should know about an answer that is still an answer (envelope `warnings`)."""
+
+    INDEX_REBUILT = "INDEX_REBUILT"  # the index was found corrupt (integrity check, malformed) and rebuilt
+    INDEX_READ_ONLY = "INDEX_READ_ONLY"  # the index cannot be written: searched as it is, not refreshed
+    INDEX_STALE = "INDEX_STALE"  # another process was refreshing; the answer is from the last committed index
+    INDEX_REPLACED = "INDEX_REPLACED"  # the database file was replaced while this process was writing it
+    CONFIG_UNTRUSTED = "CONFIG_UNTRUSTED"  # the segment's own config set settings only the user may set
 
 
 # Codes that mean "the caller asked for something malformed" (CLI exit 2); the rest are exit 1
@@ -78,6 +101,22 @@ class Error:
 
 
 @attrs.frozen(kw_only=True)
+class Notice:
+    """One envelope warning: the answer stands, and this is what the caller should know about it."""
+
+    code: WarningCode
+    message: str
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code.value, "message": self.message, "data": _plain(self.data)}
+
+
+def _notices(value: Iterable[Notice]) -> tuple[Notice, ...]:
+    return tuple(value)
+
+
+@attrs.frozen(kw_only=True)
 class Ref:
     kind: str
     uri: str
@@ -102,6 +141,8 @@ class Response:
     refs: tuple[Ref, ...] = attrs.field(default=(), converter=_refs)
     errors: tuple[Error, ...] = attrs.field(default=(), converter=_errors)
     next_actions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    # notes about an answer that is still an answer; in the JSON only when there are some
+    warnings: tuple[Notice, ...] = attrs.field(default=(), converter=_notices)
 
     @property
     def status(self) -> str:
@@ -145,7 +186,13 @@ class Response:
             "refs": [_plain(r) for r in self.refs],
             "errors": [e.to_dict() for e in self.errors],
             "next_actions": list(self.next_actions),
+            **({"warnings": [w.to_dict() for w in self.warnings]} if self.warnings else {}),
         }
+
+    def with_warnings(self, warnings: Iterable[Notice]) -> Response:
+        """This response with `warnings` added after its own (none added: the same response)."""
+        extra = tuple(warnings)
+        return attrs.evolve(self, warnings=self.warnings + extra) if extra else self
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Response:
@@ -162,6 +209,10 @@ class Response:
             refs=tuple(Ref(kind=r["kind"], uri=r["uri"]) for r in raw.get("refs", [])),
             errors=errors,
             next_actions=tuple(raw.get("next_actions", [])),
+            warnings=tuple(
+                Notice(code=WarningCode(w["code"]), message=w["message"], data=w.get("data", {}))
+                for w in raw.get("warnings", [])
+            ),
         )
         if response.status != raw.get("status"):
             raise ValueError("status disagrees with errors")

@@ -20,7 +20,7 @@ import concurrent.futures
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -59,6 +59,7 @@ class Envelope(TypedDict):
     refs: list[EnvelopeRef]
     errors: list[EnvelopeError]
     next_actions: list[str]
+    warnings: NotRequired[list[EnvelopeError]]  # present when the answer comes with something to know
 
 
 Result = Annotated[CallToolResult, Envelope]

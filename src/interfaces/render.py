@@ -14,6 +14,8 @@ INTERNAL = frozenset(
         ErrorCode.INDEX_LOCKED,
         ErrorCode.LSP_UNAVAILABLE,
         ErrorCode.EMBEDDER_UNAVAILABLE,
+        ErrorCode.INDEX_UNWRITABLE,
+        ErrorCode.TIMEOUT,
     }
 )
 
@@ -39,8 +41,15 @@ class Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
 
+def write_warnings(response: Response, err: TextIO | None = None) -> None:
+    err = err or sys.stderr
+    for w in response.warnings:
+        err.write(f"warning [{w.code.value}]: {w.message}\n")
+
+
 def write_errors(response: Response, err: TextIO | None = None) -> None:
     err = err or sys.stderr
+    write_warnings(response, err)
     for e in response.errors:
         err.write(f"error [{e.code.value}]: {e.message}\n")
         for cand in e.data.get("candidates", []) if isinstance(e.data, dict) else []:
@@ -101,7 +110,9 @@ def write_navigation(response: Response, out: TextIO) -> None:
 def write_human(response: Response, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     navigation = response.kind in ("hover", "refs") and "uri" in response.data
-    if not response.ok:
+    if response.ok:
+        write_warnings(response)
+    else:
         write_errors(response)
         if not (navigation and any(e.code is ErrorCode.LSP_UNAVAILABLE for e in response.errors)):
             return

@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trifecta.domain.contract import SCHEMA_VERSION, Error, ErrorCode, Ref, Response
+from trifecta.domain.contract import SCHEMA_VERSION, Error, ErrorCode, Notice, Ref, Response, WarningCode
 
 
 def test_ok_envelope_shape() -> None:
@@ -47,3 +47,15 @@ def test_status_is_error_iff_errors(errs: list[Error], rs: list[Ref], actions: l
     d = r.to_dict()
     assert (d["status"] == "error") == bool(errs)
     assert Response.from_dict(json.loads(json.dumps(d))) == r
+
+
+def test_warnings_appear_only_when_present_and_round_trip() -> None:
+    plain = Response.success("search", {"hits": []})
+    assert "warnings" not in plain.to_dict()
+    assert plain.with_warnings([]) is plain
+    note = Notice(code=WarningCode.INDEX_READ_ONLY, message="searched read-only", data={"path": "x.db"})
+    warned = plain.with_warnings([note])
+    raw = json.loads(json.dumps(warned.to_dict()))
+    assert raw["status"] == "ok"
+    assert raw["warnings"] == [{"code": "INDEX_READ_ONLY", "message": "searched read-only", "data": {"path": "x.db"}}]
+    assert Response.from_dict(raw) == warned

@@ -108,12 +108,11 @@ def _answer(segment: str, as_json: bool, call: Callable[[Engine], Response]) -> 
 
 
 def _emit(response: Response, as_json: bool) -> None:
-    from ..render import exit_code, write_errors, write_human, write_json
+    from ..render import exit_code, write_errors, write_human, write_json, write_warnings
 
     if as_json:
         write_json(response)
-        if not response.ok:
-            write_errors(response)
+        write_errors(response) if not response.ok else write_warnings(response)
     else:
         write_human(response)
     raise typer.Exit(exit_code(response))
