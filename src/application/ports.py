@@ -11,6 +11,7 @@ from typing import Protocol
 import attrs
 
 from ..domain.code import Chunk, FileState, ParsedFile, Symbol
+from ..domain.contract import ErrorCode
 from .telemetry import TelemetryEvent
 
 
@@ -25,6 +26,17 @@ class SourceFile:
 class Scan:
     files: tuple[SourceFile, ...]
     skipped: Mapping[str, int]  # reason -> count (ignored, secret, too_large, symlink_outside, unreadable)
+
+
+class CodedError(Exception):
+    """A failure an adapter or use case can name: the facade answers it with an envelope carrying `code`
+    and `data` (never INTERNAL_ERROR). Subclasses fix the code; `data` says more (a reason, a path)."""
+
+    code: ErrorCode = ErrorCode.INTERNAL_ERROR
+
+    def __init__(self, message: str, *, data: Mapping[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.data: dict[str, object] = dict(data or {})
 
 
 class OutsideSegment(Exception):
