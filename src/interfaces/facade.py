@@ -31,7 +31,7 @@ from ..application.search import SearchRequest
 from ..application.stats import StatsRequest
 from ..application.telemetry import build_event
 from ..application.zoom_ast import SnippetRequest, SymbolsRequest
-from ..domain.contract import ErrorCode, Response
+from ..domain.contract import ErrorCode, Notice, Response
 from ..infrastructure.sqlite_store import IndexLocked
 from ..infrastructure.telemetry import timestamp
 from .bootstrap import App, bootstrap, search_use_case
@@ -64,6 +64,7 @@ def _guarded(kind: str) -> Callable[[F], F]:
                     f"{type(exc).__name__}: {exc}",
                     error_data={"traceback": traceback.format_exc(limit=6)},
                 )
+            response = response.with_warnings(self._notices())
             self._record(method.__name__, _bound(signature, self, args, kwargs), response, started)
             return response
 
@@ -119,6 +120,11 @@ class Engine:
         self._checked_at = float("-inf")  # when the last freshness check ran (time.monotonic)
         self._embed_retry_at = 0.0
         self._embeddings_checked = False
+
+    def _notices(self) -> list[Notice]:
+        """What every answer of this Engine should carry as envelope warnings right now (the index was
+        rebuilt, is read-only or may be stale; the segment's config set what only the user may set)."""
+        return []
 
     @property
     def segment(self) -> str:
