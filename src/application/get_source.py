@@ -8,7 +8,7 @@ import attrs
 
 from ..domain.budget import BudgetPolicy, cut_raw
 from ..domain.contract import ErrorCode, Response
-from .ports import FileSource, IndexReader, OutsideSegment
+from .ports import FileRefused, FileSource, IndexReader, OutsideSegment
 
 _RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
@@ -62,7 +62,9 @@ class GetSource:
                         )
         path = path.replace("\\", "/")
         try:
-            raw = self._source.read_bytes(path)
+            raw = self._source.read_admitted(path)  # what the indexer would not index is not shown either
+        except FileRefused as exc:
+            return Response.failure("source", exc.code, str(exc), error_data=exc.data)
         except OutsideSegment as exc:
             return Response.failure("source", ErrorCode.PATH_OUTSIDE_SEGMENT, str(exc))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -71,8 +73,6 @@ class GetSource:
             return Response.failure(
                 "source", ErrorCode.FILE_NOT_FOUND, f"cannot read {path!r}: {exc.strerror}"
             )
-        if b"\x00" in raw[:8192]:
-            return Response.failure("source", ErrorCode.INVALID_ARGUMENT, f"{path!r} is a binary file")
         lines = raw.decode("utf-8", errors="replace").splitlines()
         total = len(lines)
         end = total if end == 0 else min(end, total)

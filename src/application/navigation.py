@@ -48,7 +48,7 @@ from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol
 from ..domain.contract import Error, ErrorCode, Ref, Response
 from ..domain.selector import Selector, SelectorKind, is_identifier, parse
-from .ports import CodeParser, FileSource, OutsideSegment
+from .ports import CodeParser, FileRefused, FileSource, OutsideSegment
 from .zoom_ast import LANGUAGE, SUFFIX, Resolved, SymbolResolver, Unresolved, uri_of
 
 HOVER_KIND = "hover"
@@ -438,8 +438,8 @@ class RefsUseCase(_Navigation):
 
     def _read(self, path: str, components: tuple[str, ...] | None) -> _FileView | None:
         try:
-            text = self._source.read_bytes(path).decode("utf-8", errors="replace")
-        except (OutsideSegment, OSError):
+            text = self._source.read_admitted(path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        except (OutsideSegment, OSError, FileRefused):  # a preview follows the indexer's rules too
             return None
         lines = tuple(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
         symbols: tuple[Symbol, ...] = ()

@@ -43,6 +43,30 @@ class OutsideSegment(Exception):
     """A path that leaves the segment (`..`, absolute, or a symlink pointing out)."""
 
 
+class FileRefused(CodedError):
+    """A file the indexer would not index, so it is not read for an agent either; `data.reason` says why."""
+
+
+class SecretFile(FileRefused):
+    code = ErrorCode.SECRET_FILE  # by name (`.env`, `id_rsa`, `*.pem`) or by content (a key, a token)
+
+
+class IgnoredFile(FileRefused):
+    code = ErrorCode.IGNORED_FILE  # .gitignore, .trifectaignore, [index] exclude, a default-excluded folder
+
+
+class SpecialFile(FileRefused):
+    code = ErrorCode.SPECIAL_FILE  # a FIFO, socket or device: never opened, so never waited on
+
+
+class FileTooLarge(FileRefused):
+    code = ErrorCode.FILE_TOO_LARGE  # over the size limit: at most limit+1 bytes are ever read
+
+
+class BinaryFile(FileRefused):
+    code = ErrorCode.BINARY_FILE
+
+
 class FileSource(Protocol):
     """The files of one segment: listing honours ignore rules, reading never leaves the segment."""
 
@@ -58,7 +82,14 @@ class FileSource(Protocol):
         ...
 
     def read_bytes(self, path: str) -> bytes:
-        """Raises OutsideSegment, FileNotFoundError or OSError."""
+        """The bytes of a regular file of the segment, read within the size limit and without ever blocking
+        (what the indexer reads). Raises OutsideSegment, SpecialFile, FileTooLarge, FileNotFoundError or
+        OSError."""
+        ...
+
+    def read_admitted(self, path: str) -> bytes:
+        """`read_bytes` for an agent (`ctx get`, `ast snippet`, refs previews): also refuses what the listing
+        leaves out or the indexer skips, raising IgnoredFile, SecretFile (by name or content) or BinaryFile."""
         ...
 
     def stat(self, path: str) -> SourceFile | None: ...

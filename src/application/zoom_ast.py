@@ -25,7 +25,10 @@ Tier 3 searches the index's file list. Tiers 1 and 2 also find a file created si
 when the ``admit`` predicate passed to the resolver accepts its path (wire it to the file source's ignore and
 secret rules so a selector never reads a file the indexer would skip). A file listed in the index but gone
 from disk is not a candidate. A path that leaves the segment (a symlink pointing out) is
-``PATH_OUTSIDE_SEGMENT``.
+``PATH_OUTSIDE_SEGMENT``. Files are read through ``FileSource.read_admitted``: a file the indexer would not
+index (ignored, a secret by name or content, special, too large, binary) is refused with the code that says
+why (``IGNORED_FILE``, ``SECRET_FILE``, ...): when the index still lists it, and when a tier-1 or tier-2 path
+names it and no other file matches.
 
 For a ``type`` selector whose file is ambiguous, the candidates are narrowed to the files that define the
 qualified name: exactly one resolves to it, none is ``SYMBOL_NOT_FOUND`` naming the files searched, several
@@ -75,7 +78,7 @@ from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol
 from ..domain.contract import Error, ErrorCode, Ref, Response
 from ..domain.selector import Selector, SelectorError, SelectorKind, is_identifier, parse
-from .ports import CodeParser, FileSource, IndexReader, OutsideSegment
+from .ports import CodeParser, FileRefused, FileSource, IndexReader, OutsideSegment
 
 LANGUAGE = "python"
 SUFFIX = ".py"
@@ -325,22 +328,36 @@ class SymbolResolver:
                     data={"sym": selector.render()},
                 )
             )
+        except FileRefused as exc:
+            return Unresolved(
+                error=Error(
+                    code=exc.code,
+                    message=f"{selector.render()} cannot be read: {exc}",
+                    data={"sym": selector.render(), **exc.data},
+                )
+            )
 
     # ----------------------------------------------------------------- files
-    def _present(self, path: str, indexed: bool) -> bool:
-        """The file exists now (a symlink out of the segment counts: reading it reports where it points)."""
+    def _present(self, path: str, indexed: bool) -> bool | None:
+        """True when the file exists now (a symlink out of the segment counts: reading it reports where it
+        points), None when it exists but the indexer would leave it out, False when it does not exist."""
         try:
             if self._source.stat(path) is None:
                 return False
         except OutsideSegment:
             return True
-        return indexed or self._reader.file(path) is not None or self._admit(path)
+        return True if indexed or self._reader.file(path) is not None or self._admit(path) else None
 
-    def _match(self, hint: tuple[str, ...]) -> list[str]:
+    def _match(self, hint: tuple[str, ...]) -> tuple[list[str], list[str]]:
+        """The candidate files, and the files named exactly that exist but the indexer would leave out."""
         base = "/".join(hint)
+        refused: list[str] = []
         for exact in (base + SUFFIX, f"{base}/{INIT}{SUFFIX}"):
-            if self._present(exact, indexed=False):
-                return [exact]
+            present = self._present(exact, indexed=False)
+            if present:
+                return [exact], []
+            if present is None:
+                refused.append(exact)
         found = []
         for stored in self._reader.files():
             path = stored.path
@@ -350,12 +367,12 @@ class SymbolResolver:
             package = parts[:-1] if parts[-1] == INIT else []
             if (_ends_with(parts, hint) or _ends_with(package, hint)) and self._present(path, indexed=True):
                 found.append(path)
-        return sorted(found)
+        return sorted(found), refused
 
     def _load(self, path: str) -> _FileSymbols | Unresolved:
-        """Lines and symbols of a file as it is now; raises OutsideSegment."""
+        """Lines and symbols of a file as it is now; raises OutsideSegment or FileRefused."""
         try:
-            data = self._source.read_bytes(path)
+            data = self._source.read_admitted(path)
         except (FileNotFoundError, NotADirectoryError):
             return _not_found(f"{path} no longer exists", {"file_rel": path, "reason": "missing"}, ["index"])
         except OSError as exc:
@@ -369,7 +386,8 @@ class SymbolResolver:
             if cached is not None:
                 self._cache.move_to_end(digest)
                 return cached
-        text = data.decode("utf-8", errors="replace")  # as the indexer decodes it
+        # As the indexer decodes it; a UTF-8 byte order mark is not part of the first line.
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         stored = self._reader.file(path)
         if stored is not None and stored.sha256 == digest:
             symbols = () if stored.parse_error else tuple(self._reader.symbols(path))
@@ -406,8 +424,10 @@ class SymbolResolver:
     def _resolve(self, selector: Selector) -> Resolved | Unresolved:
         sym = selector.render()
         hint = selector.path
-        files = self._match(hint)
+        files, refused = self._match(hint)
         if not files:
+            for path in refused:  # reading it raises FileRefused, saying why the indexer leaves it out
+                self._source.read_admitted(path)
             base = "/".join(hint)
             return _not_found(
                 f"no Python file matches {base!r} for {sym}: looked for {base}{SUFFIX}, "
@@ -445,7 +465,7 @@ class SymbolResolver:
         for path in files:
             try:
                 loaded = self._load(path)
-            except OutsideSegment:
+            except (OutsideSegment, FileRefused):
                 continue  # it cannot be read, so it cannot be the one
             if isinstance(loaded, _FileSymbols) and any(s.qualname == qualname for s in loaded.symbols):
                 defining.append(path)

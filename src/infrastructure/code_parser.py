@@ -70,6 +70,7 @@ def text_chunks(path: str, language: str, text: str) -> tuple[Chunk, ...]:
 
 def parse_source(path: str, text: str) -> ParsedFile:
     language = language_of(path) or "text"
+    text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first line's text
     if language == "python":
         parsed = parse_python(path, text)
         if parsed.error:  # keep the file searchable as text; symbols are skipped and counted

@@ -2,13 +2,24 @@
 
 Listing honours `.gitignore` and `.trifectaignore` files at every level (git's precedence: a deeper file
 and a later line win), the default excludes (VCS folders, `.trifecta`, virtual environments, dependency
-and cache folders, build output) and secret-looking files. Directory symlinks are never followed (no
-loops, nothing outside); a file symlink is kept only when it points inside the segment. Reading refuses
-any path that resolves outside the segment.
+and cache folders, build output) and secret-looking file names. Directory symlinks are never followed
+(no loops, nothing outside); a file symlink is kept only when it points inside the segment. A name that
+is not valid UTF-8 is skipped and counted (`undecodable_name`): the index stores text.
+
+Every read is bounded and never blocks: the path is resolved inside the segment and `lstat`ed (a regular
+file only: a FIFO, socket or device is never opened), opened with `O_NONBLOCK | O_NOFOLLOW`, `fstat`ed
+again (a file swapped for a FIFO after the check is refused, not waited on), and at most the size limit
+plus one byte is read. Ignore files are read the same way with their own cap (`MAX_IGNORE_FILE_BYTES`);
+one that is bigger or special is skipped and counted (`ignore_file_refused`).
+
+`read_admitted` is the read for an agent: it refuses what the listing leaves out (ignored, secret by name)
+and what the indexer skips (binary, secret by content), each with its own error, so `ctx get` and
+`ast snippet` never show what `ctx search` cannot find.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -19,7 +30,19 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ..application.ports import FileSource, OutsideSegment, Scan, SourceFile
+from ..application.ports import (
+    BinaryFile,
+    FileRefused,
+    FileSource,
+    FileTooLarge,
+    IgnoredFile,
+    OutsideSegment,
+    Scan,
+    SecretFile,
+    SourceFile,
+    SpecialFile,
+)
+from ..domain.secrets import secret_kind
 from .dir_watch import DirectoryWatch
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
@@ -30,12 +53,24 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
         "htmlcov", ".ipynb_checkpoints",
     }
 )  # fmt: skip
+# `secrets.*` only as data or config: the standard library's `secrets.py` is code (secrets in code are
+# found by their content, not by the file's name).
 DEFAULT_SECRET_PATTERNS = (
     ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.p12",
-    "*.pfx", "*.keystore", "*.jks", ".netrc", ".pgpass", ".htpasswd", "*.kdbx", "secrets.*", "credentials.json",
+    "*.pfx", "*.keystore", "*.jks", ".netrc", ".pgpass", ".htpasswd", "*.kdbx", "credentials.json",
+    "secrets.yaml", "secrets.yml", "secrets.json", "secrets.toml", "secrets.ini", "secrets.cfg", "secrets.conf",
+    "secrets.env", "secrets.txt", "secrets.properties", "secrets.xml",
 )  # fmt: skip
 IGNORE_FILES = (".gitignore", ".trifectaignore")
 DEFAULT_MAX_FILE_BYTES = 1 << 20
+MAX_IGNORE_FILE_BYTES = 1 << 20
+BINARY_SNIFF = 8192  # as the indexer sniffs: a NUL byte in the first 8 KiB means binary
+_OPEN_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+_READ_BLOCK = 1 << 16
+
+_Specs = tuple[tuple[str, GitIgnoreSpec, str], ...]  # (base directory, spec, the ignore file's path)
 
 
 class LocalFileSource(FileSource):
@@ -75,7 +110,7 @@ class LocalFileSource(FileSource):
         files: list[SourceFile] = []
         skipped: Counter[str] = Counter()
         root_str = str(self.root)
-        stack: list[tuple[str, str, tuple[tuple[str, GitIgnoreSpec], ...]]] = [(root_str, "", ())]
+        stack: list[tuple[str, str, _Specs]] = [(root_str, "", ())]
         self._listings += 1
         watch = self._watch if self._listings > 1 else None
         if watch is not None:
@@ -92,8 +127,11 @@ class LocalFileSource(FileSource):
                 continue
             names = {e.name for e in entries}
             if not names.isdisjoint(IGNORE_FILES):
-                specs = specs + self._ignore_specs(abs_dir, rel_dir)
+                specs = specs + self._ignore_specs(abs_dir, rel_dir, skipped)
             for entry in entries:
+                if not _utf8(entry.name):
+                    skipped["undecodable_name"] += 1
+                    continue
                 rel = f"{rel_dir}{entry.name}"
                 try:
                     is_link = entry.is_symlink()
@@ -142,51 +180,88 @@ class LocalFileSource(FileSource):
             watch.arm()
         return Scan(files=tuple(files), skipped=dict(skipped))
 
-    def _ignore_specs(self, abs_dir: str, rel_dir: str) -> tuple[tuple[str, GitIgnoreSpec], ...]:
+    def _ignore_specs(self, abs_dir: str, rel_dir: str, skipped: Counter[str] | None = None) -> _Specs:
+        """The ignore files of one directory, each read bounded (a FIFO, a device, a link out of the segment
+        or a file over MAX_IGNORE_FILE_BYTES is skipped and counted, never read)."""
         found = []
         for name in IGNORE_FILES:
+            full = os.path.join(abs_dir, name)
             try:
-                with open(os.path.join(abs_dir, name), encoding="utf-8", errors="replace") as fh:
-                    found.append((rel_dir, GitIgnoreSpec.from_lines(fh.read().splitlines())))
-            except OSError:
+                data = _read_regular(full, str(self.root), MAX_IGNORE_FILE_BYTES, f"{rel_dir}{name}")
+            except FileNotFoundError:
                 continue
+            except (OSError, OutsideSegment, FileRefused):
+                if skipped is not None:
+                    skipped["ignore_file_refused"] += 1
+                continue
+            lines = data.decode("utf-8", errors="replace").splitlines()
+            found.append((rel_dir, GitIgnoreSpec.from_lines(lines), f"{rel_dir}{name}"))
         return tuple(found)
 
-    def _ignored(self, rel: str, specs: tuple[tuple[str, GitIgnoreSpec], ...]) -> bool:
+    def _ignored(self, rel: str, specs: _Specs) -> str | None:
+        """What ignores `rel` ("[index] exclude" or the deciding ignore file's path), or None."""
         if self._extra is not None and self._extra.match_file(rel):
-            return True
-        verdict: bool | None = None
-        for base, spec in specs:  # shallow to deep: deeper files decide last
+            return "[index] exclude"
+        verdict: str | None = None
+        for base, spec, origin in specs:  # shallow to deep: deeper files decide last
             result = spec.check_file(rel[len(base) :])
             if result.include is not None:
-                verdict = result.include
-        return bool(verdict)
+                verdict = origin if result.include else None
+        return verdict
 
     def admits(self, path: str) -> bool:
-        """Whether the listing would include `path` (ignore files, default excludes, secrets, size)."""
+        """Whether the listing would include `path` (ignore files, default excludes, secret names, a regular
+        file within the size limit)."""
         try:
-            full = self.resolve(path)
-        except OutsideSegment:
+            self.check(path)
+        except (OutsideSegment, OSError, FileRefused):
             return False
+        return True
+
+    def check(self, path: str) -> None:
+        """Raises why the listing would leave `path` out: OutsideSegment, IgnoredFile, SecretFile,
+        SpecialFile, FileTooLarge, or FileNotFoundError / OSError (nothing is read but ignore files)."""
+        full = self.resolve(path)
+        self._check_rules(path)
+        _regular_size(str(full), str(self.root), self.max_file_bytes, path)
+
+    def _check_rules(self, path: str) -> None:
+        """The listing's rules by name: default excludes, ignore files and [index] exclude, secret names."""
         parts = path.replace("\\", "/").split("/")
-        if any(p in DEFAULT_EXCLUDED_DIRS or p.endswith(".egg-info") for p in parts[:-1]):
-            return False
+        abs_dir = str(self.root)
+        for index, part in enumerate(parts[:-1]):
+            if part in DEFAULT_EXCLUDED_DIRS or part.endswith(".egg-info"):
+                raise IgnoredFile(
+                    f"{path!r} is inside {'/'.join(parts[: index + 1])!r}, a folder the index leaves out "
+                    "(dependencies, caches, build output, version control)",
+                    data={"path": path, "reason": "excluded_folder"},
+                )
+            abs_dir = os.path.join(abs_dir, part)
+            if os.path.exists(os.path.join(abs_dir, "pyvenv.cfg")):
+                raise IgnoredFile(
+                    f"{path!r} is inside the virtual environment {'/'.join(parts[: index + 1])!r}",
+                    data={"path": path, "reason": "excluded_folder"},
+                )
         if self._secrets.matches(parts[-1], path):
-            return False
-        specs: tuple[tuple[str, GitIgnoreSpec], ...] = ()
+            raise SecretFile(
+                f"{path!r} looks like a secret by its name (.env, keys, certificates, credentials): "
+                "it is not indexed and not shown",
+                data={"path": path, "reason": "secret_name"},
+            )
+        specs: _Specs = ()
         rel_dir = ""
         abs_dir = str(self.root)
         for index, part in enumerate(parts):
             specs = specs + self._ignore_specs(abs_dir, rel_dir)
             rel = rel_dir + part + ("/" if index < len(parts) - 1 else "")
-            if self._ignored(rel, specs):
-                return False
+            origin = self._ignored(rel, specs)
+            if origin is not None:
+                raise IgnoredFile(
+                    f"{path!r} is ignored by {origin}: it is not indexed and not shown",
+                    data={"path": path, "reason": "ignored", "by": origin},
+                )
             rel_dir += part + "/"
             abs_dir = os.path.join(abs_dir, part)
-        try:
-            return full.is_file() and full.stat().st_size <= self.max_file_bytes
-        except OSError:
-            return False
 
     # ---------------------------------------------------------------- reading
     def resolve(self, path: str) -> Path:
@@ -202,7 +277,25 @@ class LocalFileSource(FileSource):
         return full
 
     def read_bytes(self, path: str) -> bytes:
-        return self.resolve(path).read_bytes()
+        return _read_regular(str(self.resolve(path)), str(self.root), self.max_file_bytes, path)
+
+    def read_admitted(self, path: str) -> bytes:
+        full = self.resolve(path)
+        self._check_rules(path)
+        data = _read_regular(str(full), str(self.root), self.max_file_bytes, path)
+        if b"\x00" in data[:BINARY_SNIFF]:
+            raise BinaryFile(
+                f"{path!r} is a binary file (a NUL byte in its first {BINARY_SNIFF} bytes): it is not indexed "
+                "and not shown",
+                data={"path": path, "reason": "binary"},
+            )
+        kind = secret_kind(data.decode("utf-8", errors="replace"))
+        if kind is not None:
+            raise SecretFile(
+                f"{path!r} holds a secret ({kind}): it is not indexed and not shown",
+                data={"path": path, "reason": kind},
+            )
+        return data
 
     def stat(self, path: str) -> SourceFile | None:
         try:
@@ -210,6 +303,83 @@ class LocalFileSource(FileSource):
         except OSError:
             return None
         return SourceFile(path=path, size=st.st_size, mtime_ns=st.st_mtime_ns)
+
+
+def _regular_size(full: str, root: str, limit: int, rel: str) -> tuple[str, int]:
+    """The real path of a regular file inside `root` and its size, without opening it; raises
+    OutsideSegment, SpecialFile, FileTooLarge, IsADirectoryError, FileNotFoundError or OSError."""
+    real = os.path.realpath(full)
+    if not _inside(real, root):
+        raise OutsideSegment(f"{rel!r} resolves outside the segment {root}")
+    st = os.lstat(real)
+    _refuse_irregular(st, rel, limit)
+    return real, st.st_size
+
+
+def _read_regular(full: str, root: str, limit: int, rel: str) -> bytes:
+    """At most `limit` bytes of a regular file inside `root`; never opens a FIFO or device, never blocks."""
+    real, _size = _regular_size(full, root, limit, rel)
+    try:
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # swapped for a symlink since the check
+            raise SpecialFile(
+                f"{rel!r} changed into a symbolic link while it was being read",
+                data={"path": rel, "reason": "changed"},
+            ) from None
+        raise
+    try:
+        _refuse_irregular(os.fstat(fd), rel, limit)  # what was opened, not what was checked
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, _READ_BLOCK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # it grew since the check
+        raise FileTooLarge(
+            f"{rel!r} is over the size limit of {limit} bytes",
+            data={"path": rel, "reason": "too_large", "limit": limit},
+        )
+    return data
+
+
+def _refuse_irregular(st: os.stat_result, rel: str, limit: int) -> None:
+    mode = st.st_mode
+    if statmod.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", rel)
+    if not statmod.S_ISREG(mode):
+        kind = (
+            "fifo" if statmod.S_ISFIFO(mode)
+            else "socket" if statmod.S_ISSOCK(mode)
+            else "device" if statmod.S_ISCHR(mode) or statmod.S_ISBLK(mode)
+            else "symlink" if statmod.S_ISLNK(mode)
+            else "special"
+        )  # fmt: skip
+        raise SpecialFile(
+            f"{rel!r} is not a regular file ({kind}): it is never opened", data={"path": rel, "reason": kind}
+        )
+    if st.st_size > limit:
+        raise FileTooLarge(
+            f"{rel!r} is {st.st_size} bytes, over the size limit of {limit} bytes ([index] max_file_bytes)",
+            data={"path": rel, "reason": "too_large", "size": st.st_size, "limit": limit},
+        )
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name decoded from the file system is valid UTF-8 (not surrogate-escaped bytes)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _SecretMatcher:

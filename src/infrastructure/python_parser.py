@@ -98,6 +98,9 @@ def _comments(text: str) -> str:
 
 
 def parse_python(path: str, text: str) -> ParsedFile:
+    # A UTF-8 byte order mark decoded as text is U+FEFF, which `ast.parse` rejects in a str (it only skips
+    # one in bytes); it is not part of line 1, so dropping it keeps every line number and column right.
+    text = text.removeprefix("\ufeff")
     try:
         tree = ast.parse(text, filename=path, type_comments=False)
     except (SyntaxError, ValueError) as exc:

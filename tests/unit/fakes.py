@@ -73,6 +73,9 @@ class FakeSource:
             raise FileNotFoundError(path)
         return self.files[path]
 
+    def read_admitted(self, path: str) -> bytes:
+        return self.read_bytes(path)  # the fake segment holds no ignored, secret or binary file
+
     def stat(self, path: str) -> SourceFile | None:
         if path in self.outside:
             raise OutsideSegment(f"{path!r} resolves outside the segment")
