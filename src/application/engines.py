@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
+
+import attrs
+import re2
 
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.regex_literals import required_literals
@@ -17,6 +21,7 @@ _CODEISH = re.compile(
 )
 _CODE_PUNCT = re.compile(r"[()\[\]{}.=:_]")
 _SUMMARY = re.compile(r"\s*(?:async\s+def|def|class)\s")
+_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of splitlines() but \n
 
 
 def literals(query: str, *, code_words: bool = True) -> list[str]:
@@ -139,46 +144,135 @@ class AstPatternEngine:
         return sorted(best.values(), key=lambda h: (h.chunk.path, h.line))[:limit]
 
 
-# A group holding a quantifier, itself quantified: `(a+)+`, `(\w*)*`, `(x+y)+` (catastrophic backtracking).
-_NESTED_QUANTIFIER = re.compile(r"\([^()]*(?:[*+]|\{\d*,\d*\})[^()]*\)(?:[*+]|\{\d*,)")
-
-
 # Regex syntax that is (almost) never meant literally: escapes like \w \d \s \b or \( \. \[, `.*`/`.+`,
 # classes with a range or negation, non-capturing groups, anchors at the ends.
 _REGEX_SYNTAX = re.compile(r"\\[wdsbWDSB.()\[\]{}|+*?^$]|\.[*+]\??|\[\^|\[[^\]]*\w-\w[^\]]*\]|\(\?[:=!]|^\^")
 
 
 def looks_like_regex(query: str) -> bool:
-    """A pattern question written as a regex (`def \\w+_header\\(`, `^class .*Error`): searched as one."""
+    """A pattern question written as a regex (`def \\w+_header\\(`, `^class .*Error`): searched as one.
+    Only a pattern RE2 can run counts: a query with a lookahead stays a literal question."""
     if not _REGEX_SYNTAX.search(query):
         return False
     try:
-        re.compile(query)
-    except (re.error, OverflowError, RecursionError):
+        compile_smart_case(query)
+    except InvalidRegex:
         return False
     return True
 
 
 class InvalidRegex(ValueError):
-    """The pattern does not compile; the message says where."""
+    """The pattern does not compile, or uses what RE2 cannot run; the message says what to write instead."""
 
 
-def compile_smart_case(pattern: str) -> re.Pattern[str]:
+# Python's regex features RE2 leaves out (it never backtracks, so it runs in time linear in the text), each
+# with what to write instead. Matched against RE2's own error message.
+_UNSUPPORTED = (
+    (
+        re.compile(r"invalid escape sequence: \\[1-9]|invalid perl operator: \(\?P$"),
+        "backreferences (\\1, (?P=name)) are not supported: write the repeated text out ((ab)\\1 -> abab), "
+        "or drop the backreference and read the hits",
+    ),
+    (
+        re.compile(r"invalid perl operator: \(\?(?:=|!|<=|<!)"),
+        "lookahead and lookbehind ((?=...), (?!...), (?<=...), (?<!...)) are not supported: match the "
+        "surrounding text itself (foo(?=bar) -> foobar), or search without it and read the hits",
+    ),
+    (
+        re.compile(r"invalid perl operator: \(\?>|bad repetition operator: (?:\+\+|\*\+|\?\+|\}\+)"),
+        "atomic groups and possessive quantifiers ((?>...), a++) are not needed: RE2 never backtracks, "
+        "write (...) and a+",
+    ),
+    (
+        re.compile(r"invalid escape sequence: \\Z"),
+        "write \\z for the end of the text (RE2 spells Python's \\Z that way)",
+    ),
+)
+
+
+@attrs.frozen
+class SmartCaseRegex:
+    """A user's regular expression compiled by RE2: matching time is linear in the text whatever the
+    pattern, so `(.*a){25}` or `(a|aa)+$` cannot hang a search. `pattern` is the text as written."""
+
+    pattern: str
+    ignore_case: bool
+    _compiled: Any = attrs.field(repr=False, eq=False)
+
+    def search(self, text: str) -> bool:
+        return self._compiled.search(text) is not None
+
+
+def compile_smart_case(pattern: str) -> SmartCaseRegex:
     """Compile like ripgrep's smart case: case-insensitive unless the pattern has an upper-case letter
-    (escapes such as \\W or \\S do not count)."""
-    unescaped = re.sub(r"\\.", "", pattern)
-    if _NESTED_QUANTIFIER.search(unescaped):
-        raise InvalidRegex(
-            f"the regular expression {pattern!r} repeats a group that itself repeats (like (a+)+): such "
-            "patterns can take exponential time; write the inner part without its quantifier"
-        )
-    flags = 0 if any(ch.isupper() for ch in unescaped) else re.IGNORECASE
+    (escapes such as \\W or \\S do not count). `^` and `$` match at line ends (MULTILINE)."""
+    unescaped = re.sub(r"\\[pP](?:\{[^}]*\}|.)|\\.", "", pattern)
+    ignore_case = not any(ch.isupper() for ch in unescaped)
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.log_errors = False  # the error comes back as INVALID_ARGUMENT, not as a line on stderr
     try:
-        return re.compile(pattern, flags | re.MULTILINE)
-    except re.error as exc:
-        raise InvalidRegex(f"invalid regular expression {pattern!r}: {exc}") from None
-    except (OverflowError, RecursionError):
-        raise InvalidRegex(f"regular expression too large or too deeply nested: {pattern[:80]!r}") from None
+        compiled = re2.compile("(?m)" + _unicode_classes(pattern), options)
+    except re2.error as exc:
+        reason = (
+            exc.args[0].decode("utf-8", "replace")
+            if exc.args and isinstance(exc.args[0], bytes)
+            else str(exc)
+        )
+        advice = next((say for when, say in _UNSUPPORTED if when.search(reason)), None)
+        if advice:
+            raise InvalidRegex(f"the regular expression `{pattern}` cannot run: {advice}") from None
+        raise InvalidRegex(f"invalid regular expression `{pattern}`: {reason}") from None
+    return SmartCaseRegex(pattern=pattern, ignore_case=ignore_case, compiled=compiled)
+
+
+# RE2's \w, \d and \W are ASCII; Python's (and ripgrep's) are Unicode: `\w+` must match `método` whole.
+_CLASS_ESCAPES = {"w": r"\p{L}\p{N}_", "d": r"\p{Nd}"}
+_BARE_ESCAPES = {"w": r"[\p{L}\p{N}_]", "d": r"\p{Nd}", "W": r"[^\p{L}\p{N}_]", "D": r"\P{Nd}"}
+
+
+def _unicode_classes(pattern: str) -> str:
+    """The pattern with Python's Unicode meaning of \\w \\d \\W \\D spelt in RE2's \\p{...} classes (inside a
+    bracket class only \\w and \\d: a negated class cannot be spelt there; \\b stays ASCII)."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt == "Q":  # \Q...\E is literal text: copied as is
+                end = pattern.find("\\E", i + 2)
+                end = len(pattern) if end < 0 else end + 2
+                out.append(pattern[i:end])
+                i = end
+                continue
+            table = _CLASS_ESCAPES if in_class else _BARE_ESCAPES
+            out.append(table.get(nxt, pattern[i : i + 2]))
+            i += 2
+            continue
+        if in_class:
+            if ch == "[" and pattern[i + 1 : i + 2] == ":":  # [:alpha:] inside a class
+                end = pattern.find(":]", i + 2)
+                if end > 0:
+                    out.append(pattern[i : end + 2])
+                    i = end + 2
+                    continue
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            out.append(ch)
+            i += 1
+            if pattern[i : i + 1] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i : i + 1] == "]":  # `[]...]`: a leading ] is literal
+                out.append("]")
+                i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 class RegexEngine:
@@ -190,21 +284,26 @@ class RegexEngine:
     def __init__(self, reader: IndexReader) -> None:
         self._reader = reader
 
-    def search(self, compiled: re.Pattern[str], limit: int, plan: dict[str, object]) -> list[Hit]:
+    def search(self, compiled: SmartCaseRegex, limit: int, plan: dict[str, object]) -> list[Hit]:
         needles = required_literals(compiled.pattern)
-        if compiled.flags & re.IGNORECASE:  # LIKE folds ASCII only
+        if compiled.ignore_case:  # LIKE folds ASCII only
             needles = [n for n in needles if n.isascii()]
         plan["regex"] = {"pattern": compiled.pattern, "literals": needles[:1], "scan": not needles}
         if needles:
             chunks = iter(self._reader.substring_candidates(needles[:1], limit=2000))
         else:
             chunks = self._reader.iter_chunks()
+        # One RE2 call over a whole chunk first: most chunks of a scan do not match, and a call per line
+        # costs more than the matching. \A and \z mean the ends of a line here, so those go line by line.
+        whole_first = "\\A" not in compiled.pattern and "\\z" not in compiled.pattern
         hits: list[Hit] = []
         for n, chunk in enumerate(chunks):
             if n >= self.SCAN_CAP:
                 plan["regex"]["stopped_after"] = n  # type: ignore[index]
                 break
-            found = _first_matching_line(chunk, lambda line: compiled.search(line) is not None)
+            if whole_first and not compiled.search(chunk.body) and not _ODD_BREAKS.search(chunk.body):
+                continue
+            found = _first_matching_line(chunk, compiled.search)
             if found[0]:
                 line_no, line = found
                 defines = _SUMMARY.match(line) is not None

@@ -3,12 +3,22 @@ chunks to those holding them, and the regex itself then decides (a prefilter nev
 
 Deliberately conservative: a top-level alternation (`a|b`) has no required literal; characters inside
 groups, classes or under a quantifier that allows zero (`?`, `*`, `{0,`) are left out; an escaped
-punctuation character (`\\.`) is a literal, an escaped letter (`\\d`, `\\b`) is not.
+punctuation character (`\\.`) is a literal, an escaped letter (`\\d`, `\\b`) is not, and neither are its
+arguments (`\\p{Greek}`, `\\x{263a}`, `\\x41`). The syntax is RE2's (what the regex engine runs): POSIX classes
+inside brackets (`[[:alpha:]]`), `\\Q...\\E` quoting (left out), and inline flags anywhere (`a(?i)b`: no
+literal, since a flag may fold the case or change what follows).
 """
 
 from __future__ import annotations
 
+import re
+
 _META = set(".^$*+?{}[]()|\\")
+# An escaped letter's arguments: \p{Greek} \pL \x{263a} \x41 \u00e9 \N{...}, or the digits of \1 / \012.
+_ESCAPE_ARGUMENT = re.compile(
+    r"[pP](?:\{[^}]*\}|.)|x(?:\{[^}]*\}|[0-9A-Fa-f]{0,2})|u[0-9A-Fa-f]{0,4}|U[0-9A-Fa-f]{0,8}|N\{[^}]*\}|[0-9]+"
+)
+_INLINE_FLAGS = re.compile(r"\(\?[A-Za-z-]+[):]")  # (?i) (?s:...) but not (?: alone
 
 
 def _has_top_level_alternation(pattern: str) -> bool:
@@ -60,7 +70,7 @@ def _quantifier_end(pattern: str, i: int) -> tuple[int, bool]:
 
 def required_literals(pattern: str, min_length: int = 3) -> list[str]:
     """Maximal literal runs (case as written) that any match must contain, longest first."""
-    if _has_top_level_alternation(pattern) or pattern.startswith("(?"):  # inline flags, e.g. (?x)
+    if _has_top_level_alternation(pattern) or _INLINE_FLAGS.search(pattern):  # e.g. (?x), a(?i)b
         return []
     runs: list[str] = []
     current: list[str] = []
@@ -78,7 +88,14 @@ def required_literals(pattern: str, min_length: int = 3) -> list[str]:
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
             literal = None if nxt.isalnum() else nxt  # \d \w \b \1 ... are not literals
-            i += 2
+            argument = _ESCAPE_ARGUMENT.match(pattern, i + 1) if nxt.isalnum() else None
+            if nxt == "Q":  # \Q...\E: quoted text, left out (conservative)
+                end = pattern.find("\\E", i + 2)
+                i = len(pattern) if end < 0 else end + 2
+            elif argument:
+                i = argument.end()
+            else:
+                i += 2
         elif ch == "[":  # a class matches one of several characters
             j = i + 1
             if pattern[j : j + 1] == "^":
@@ -86,6 +103,9 @@ def required_literals(pattern: str, min_length: int = 3) -> list[str]:
             if pattern[j : j + 1] == "]":
                 j += 1
             while j < len(pattern) and pattern[j] != "]":
+                if pattern.startswith("[:", j) and pattern.find(":]", j + 2) > 0:  # [:alpha:] inside
+                    j = pattern.find(":]", j + 2) + 2
+                    continue
                 j += 2 if pattern[j] == "\\" else 1
             i = j + 1
         elif ch == "(":

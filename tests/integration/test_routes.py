@@ -144,10 +144,9 @@ def test_linter_takes_anchors_from_the_segment(engine: trifecta.Engine) -> None:
     assert off == {"query_class": "disabled"}
 
 
-@pytest.mark.parametrize("evil", ["(a+)+$", r"(\w*)*x", r"(\d{2,})+"])
-def test_catastrophic_regexes_are_refused_before_they_run(engine: trifecta.Engine, evil: str) -> None:
-    error = engine.search(evil, regex=True).to_dict()["errors"][0]
-    assert error["code"] == "INVALID_ARGUMENT" and "exponential" in error["message"]
+@pytest.mark.parametrize("nested", ["(a+)+$", r"(\w*)*x", r"(\d{2,})+"])
+def test_nested_quantifiers_run_since_re2_never_backtracks(engine: trifecta.Engine, nested: str) -> None:
+    assert engine.search(nested, regex=True).ok  # tests/integration/test_regex_safety.py times the worst
 
 
 def test_bounded_repetition_inside_a_group_is_fine(engine: trifecta.Engine) -> None:
