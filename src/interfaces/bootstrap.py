@@ -62,14 +62,17 @@ class App:
         self.store.close()
 
 
-def build_embedder(settings: Settings) -> Embedder | None:
-    """The configured embedder, or None for provider "none". Adapters import their libraries lazily."""
+def build_embedder(settings: Settings, env: Mapping[str, str] | None = None) -> Embedder | None:
+    """The configured embedder, or None for provider "none". Adapters import their libraries lazily.
+    The token is read only through `settings`, whose api_url and api_key_env passed the trust rule of
+    load_settings: a repository's own config cannot name either, so a token goes only where the user said."""
     if settings.embed_provider == "openai":
         import os
 
         from ..infrastructure.http_embedder import HttpEmbedder
 
-        key = os.environ.get(settings.embed_api_key_env, "") if settings.embed_api_key_env else ""
+        env = os.environ if env is None else env
+        key = env.get(settings.embed_api_key_env, "") if settings.embed_api_key_env else ""
         return HttpEmbedder(
             api_url=settings.embed_api_url,
             model=settings.embed_model,
@@ -89,7 +92,8 @@ def build_rewrite_flow(
 ) -> tuple[RewriteFlow, list[Callable[[], None]]]:
     """The query-rewrite flow over the configured chat API, with its cache in the index file, and what
     closes them. Built even when [query_rewrite] is disabled, so `--rewrite` can force one; nothing
-    connects (and httpx is not imported) until a rewrite is attempted."""
+    connects (and httpx is not imported) until a rewrite is attempted. As for the embedder, the URL and the
+    key's variable come from `settings`, which a repository's own config cannot set unless trusted."""
     import os
 
     from ..infrastructure.chat_rewriter import ChatRewriter
@@ -133,7 +137,7 @@ def bootstrap(
     embed: EmbedSegment | None = None
     semantic: SemanticEngine | None = None
     closers: list[Callable[[], None]] = [source.close]
-    embedder = build_embedder(settings)
+    embedder = build_embedder(settings, env)
     telemetry = JsonlTelemetry(
         telemetry_dir(settings.segment), enabled=settings.telemetry, max_bytes=settings.telemetry_max_bytes
     )

@@ -124,7 +124,9 @@ class Engine:
     def _notices(self) -> list[Notice]:
         """What every answer of this Engine should carry as envelope warnings right now (the index was
         rebuilt, is read-only or may be stale; the segment's config set what only the user may set)."""
-        return []
+        from ..infrastructure.config import untrusted_notice
+
+        return [n for n in (untrusted_notice(self._app.settings),) if n is not None]
 
     @property
     def segment(self) -> str:

@@ -380,7 +380,8 @@ def test_lsp_settings_come_from_config_env_and_options(tmp_path: Path) -> None:
     assert load_settings(tmp_path, env={}).lsp_command == ("jedi-language-server",)
     (tmp_path / ".trifecta").mkdir()
     (tmp_path / ".trifecta" / "config.toml").write_text('[lsp]\ncommand = ["pylsp", "-v"]\ntimeout = 3\n')
-    settings = load_settings(tmp_path, env={})
+    assert load_settings(tmp_path, env={}).lsp_command == ("jedi-language-server",)  # a segment runs nothing
+    settings = load_settings(tmp_path, env={"TRIFECTA_TRUST": "1"})  # ... unless the user trusts it
     assert (settings.lsp_command, settings.lsp_timeout) == (("pylsp", "-v"), 3.0)
     env = {"TRIFECTA_LSP_COMMAND": "'/opt/my server/ls' --stdio", "TRIFECTA_LSP_TIMEOUT": "0.5"}
     settings = load_settings(tmp_path, env=env)

@@ -445,7 +445,7 @@ def test_query_rewrite_section_and_environment(tmp_path: Path) -> None:
         '[query_rewrite]\nenabled = true\napi_url = "https://api.example/v1/chat/completions"\n'
         'model = "gpt-4o-mini"\ntimeout = 2.5\napi_key_env = "OPENAI_API_KEY"\n'
     )
-    s = load_settings(tmp_path, env={})
+    s = load_settings(tmp_path, env={"TRIFECTA_TRUST": "1"})  # a trusted segment may name the URL and key
     assert (s.rewrite_enabled, s.rewrite_model, s.rewrite_timeout) == (True, "gpt-4o-mini", 2.5)
     assert s.rewrite_api_url.startswith("https://api.example") and s.rewrite_api_key_env == "OPENAI_API_KEY"
     s = load_settings(tmp_path, env={"TRIFECTA_REWRITE": "0", "TRIFECTA_REWRITE_MODEL": "qwen2.5:7b"})

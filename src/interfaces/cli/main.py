@@ -434,6 +434,11 @@ def _write_eval(data: Mapping[str, Any]) -> None:
     raise typer.Exit(0)
 
 
+from .trust import trust_cmd  # noqa: E402 - registered after the app it joins
+
+app.command("trust")(trust_cmd)
+
+
 def main() -> None:
     app()
 
