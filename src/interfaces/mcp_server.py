@@ -4,6 +4,13 @@ One Engine per server process (one SQLite connection, one language server), open
 every call. The Engine is not thread-safe, so every call runs on one dedicated worker thread: calls are
 serialized and the event loop stays free to answer the protocol meanwhile.
 
+Every call has a time limit (`DEFAULT_CALL_TIMEOUT`, 30 s; `reindex` and the first index build
+`DEFAULT_INDEX_TIMEOUT`, 600 s; `TRIFECTA_MCP_CALL_TIMEOUT` / `TRIFECTA_MCP_INDEX_TIMEOUT` or
+`trifecta mcp --call-timeout / --index-timeout`), counted from when the call starts to run. A call past it
+answers `TIMEOUT`, and the server keeps serving: a Python thread cannot be stopped, so the stuck worker is
+abandoned with its Engine (a daemon thread, which closes that Engine when the call finally returns) and
+later calls run on a fresh Engine on a new worker thread.
+
 Every tool answers with the contract envelope of `domain/contract.py` as structured content (and the same
 JSON as text, for clients that only show text), with `is_error` set when the envelope carries errors.
 Arguments the tool schema rejects (a string for `limit`, a missing `uri`) and unknown tool names are
@@ -18,7 +25,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
+import queue
 import sys
+import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
@@ -75,7 +86,8 @@ L3 `get`: raw source by hit id or path[:start-end], cut to the byte budget.
 `hover` and `refs` answer "what is this" and "who uses this" for a sym:// uri.
 Every answer is an envelope {status, kind, data, errors, next_actions}; follow `next_actions` to go deeper. \
 An error has a code (SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL with candidates, INVALID_ARGUMENT, ...) and a message \
-saying what to do instead."""
+saying what to do instead. Every call has a time limit (30 s by default, 600 s for reindex): past it the \
+answer is TIMEOUT and the server goes on serving the next calls."""
 
 SEARCH = """\
 L0 map: find where something is, or how something works, in this repository. Start here for any question \
@@ -87,7 +99,8 @@ mode: auto (default: classifies the question and routes it) | lexical | pattern 
 structural (symbol table: bases, decorators, async) | semantic | hybrid. limit: 1-200 (default 10). \
 lint: expand vague queries (query-linter). rewrite: true forces an LLM query rewrite, false never, \
 null lets the gate decide. Zero hits is a normal answer (status ok, empty hits): rephrase with words \
-that appear in the code."""
+that appear in the code. A regex (written /.../ or in pattern mode) runs in linear time (RE2: no \
+backreferences or lookaround). A search past the time limit answers TIMEOUT: narrow it."""
 
 GET = """\
 L3 raw source: exact lines of a file, cut to the byte budget (hidden lines are marked). Give either \
@@ -130,7 +143,8 @@ Searches refresh the index on their own; use this to check the segment is the on
 
 REINDEX = """\
 Build or refresh the index now (incremental: only changed files are parsed; full=true re-parses all). \
-Searches already refresh before answering, so call this only after large changes or when told to."""
+Searches already refresh before answering, so call this only after large changes or when told to. \
+Its time limit is the longer index limit (600 s by default), not the 30 s of the other tools."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES_INDEX = ToolAnnotations(
@@ -202,15 +216,98 @@ class EnvelopeServer(MCPServer[Any]):
             )
 
 
+# --------------------------------------------------------------------------- time limits
+DEFAULT_CALL_TIMEOUT = 30.0  # seconds for search, get, symbols, snippet, hover, refs, index_status
+DEFAULT_INDEX_TIMEOUT = 600.0  # seconds for reindex and for the index build at start
+CALL_TIMEOUT_ENV = "TRIFECTA_MCP_CALL_TIMEOUT"
+INDEX_TIMEOUT_ENV = "TRIFECTA_MCP_INDEX_TIMEOUT"
+
+
+def timeout_from_env(name: str, default: float) -> float:
+    """Seconds from an environment variable (a positive number), else the default; a bad value is a
+    clear error at start rather than a limit nobody asked for."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        seconds = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < seconds <= 86400:
+        raise ValueError(f"{name} must be between 0 and 86400 seconds, got {raw!r}")
+    return seconds
+
+
+Call = Callable[["Engine"], Response]
+_STOP = object()  # asks a worker to close its Engine and end
+
+
+class _Worker:
+    """One daemon thread owning one Engine: runs calls one at a time, in order. The Engine is opened on
+    the thread by the first call when the worker was given a way to open one (a fresh worker after a
+    time-out), so a hung open is bounded like any call. `stop()` closes the Engine after the calls already
+    queued, including a stuck one, whenever it returns."""
+
+    def __init__(self, engine: Engine | None, reopen: Callable[[], Engine], name: str) -> None:
+        self._engine = engine
+        self._reopen = reopen
+        self._calls: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self.thread.start()
+
+    def submit(self, call: Call) -> concurrent.futures.Future[Response]:
+        future: concurrent.futures.Future[Response] = concurrent.futures.Future()
+        self._calls.put((future, call))
+        return future
+
+    def stop(self) -> None:
+        self._calls.put(_STOP)
+
+    def _loop(self) -> None:
+        while True:
+            item = self._calls.get()
+            if item is _STOP:
+                if self._engine is not None:
+                    try:
+                        self._engine.close()
+                    except Exception as exc:  # closing must not kill the thread's report
+                        sys.stderr.write(f"trifecta mcp: closing an engine failed: {exc}\n")
+                return
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                if self._engine is None:
+                    self._engine = self._reopen()
+                future.set_result(call(self._engine))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+
 # --------------------------------------------------------------------------- the server
 class TrifectaMCP:
-    """The tools, bound to one Engine. `server` is the MCPServer to run; `close()` releases the Engine."""
+    """The tools, bound to one Engine at a time. `server` is the MCPServer to run; `close()` releases the
+    Engine. A call past its time limit leaves its Engine behind and later calls get a fresh one from
+    `reopen` (by default the same segment opened again, as the first one was)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._worker = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="trifecta-engine"
-        )
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        index_timeout: float = DEFAULT_INDEX_TIMEOUT,
+        reopen: Callable[[], Engine] | None = None,
+    ) -> None:
+        self.engine = engine  # the first Engine; after a time-out the worker holds a fresh one
+        self.call_timeout = call_timeout
+        self.index_timeout = index_timeout
+        self._reopen = reopen or (lambda: _reopen_like(engine))
+        self._generation = 0
+        self._worker = _Worker(engine, self._reopen, "trifecta-engine-0")
+        self._abandoned: list[_Worker] = []
+        self._lock: asyncio.Lock | None = None  # made on the server's event loop, by the first call
+        self._warming: concurrent.futures.Future[Response] | None = None
+        self._warm_deadline = 0.0
         self.server = EnvelopeServer(
             name="trifecta",
             title="Trifecta code context",
@@ -220,17 +317,58 @@ class TrifectaMCP:
         )
         self._register()
 
-    async def _run(self, kind: str, call: Callable[[], Response]) -> CallToolResult:
-        """Run one Engine call on the worker thread; anything it raises becomes an INTERNAL_ERROR envelope."""
-        loop = asyncio.get_running_loop()
-        try:
-            response = await loop.run_in_executor(self._worker, call)
-        except Exception as exc:
-            response = Response.failure(kind, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+    async def _run(self, kind: str, call: Call, timeout: float | None = None) -> CallToolResult:
+        """Run one Engine call on the worker thread, within its time limit; anything it raises becomes an
+        INTERNAL_ERROR envelope, a call past its limit a TIMEOUT one."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:  # one call at a time; a call's clock starts when it starts to run
+            await self._after_warm_up()
+            limit = self.call_timeout if timeout is None else timeout
+            future = self._worker.submit(call)
+            try:
+                response = await asyncio.wait_for(asyncio.wrap_future(future), limit)
+            except TimeoutError:
+                self._abandon()
+                response = Response.failure(
+                    kind,
+                    ErrorCode.TIMEOUT,
+                    f"the call did not answer within its time limit of {limit:g} s, so it was abandoned; "
+                    "later calls run on a fresh engine. Narrow the request (a more specific query or path, "
+                    f"a smaller limit), or raise the limit ({CALL_TIMEOUT_ENV} / {INDEX_TIMEOUT_ENV}, or "
+                    "trifecta mcp --call-timeout / --index-timeout)",
+                    error_data={"timeout_seconds": limit},
+                )
+            except Exception as exc:
+                response = Response.failure(kind, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
         return to_result(response)
 
+    async def _after_warm_up(self) -> None:
+        """A call waits for the index build started with the server, for at most the index limit from the
+        start; a build past it is abandoned like any stuck call."""
+        warming = self._warming
+        if warming is None or warming.done():
+            return
+        left = max(0.0, self._warm_deadline - time.monotonic())
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(warming)), left)
+        except TimeoutError:
+            sys.stderr.write(f"trifecta mcp: indexing at start passed {self.index_timeout:g} s; abandoned\n")
+            self._abandon()
+        except Exception:
+            pass  # _warm_up reports its own failures
+        finally:
+            self._warming = None
+
+    def _abandon(self) -> None:
+        """Leave the stuck worker to finish on its own (it closes its Engine then) and start a fresh one."""
+        stuck = self._worker
+        stuck.stop()
+        self._abandoned.append(stuck)
+        self._generation += 1
+        self._worker = _Worker(None, self._reopen, f"trifecta-engine-{self._generation}")
+
     def _register(self) -> None:
-        engine = self.engine
         tool = self.server.tool
 
         @tool(name="search", title="Search (L0)", description=SEARCH, annotations=READ_ONLY)
@@ -249,7 +387,7 @@ class TrifectaMCP:
             ] = None,
         ) -> Result:
             return await self._run(
-                "search", lambda: engine.search(query, limit=limit, mode=mode, lint=lint, rewrite=rewrite)
+                "search", lambda e: e.search(query, limit=limit, mode=mode, lint=lint, rewrite=rewrite)
             )
 
         @tool(name="get", title="Raw source (L3)", description=GET, annotations=READ_ONLY)
@@ -257,25 +395,25 @@ class TrifectaMCP:
             id: Annotated[str | None, Field(description="A hit id from search.")] = None,
             path: Annotated[str | None, Field(description='"pkg/mod.py" or "pkg/mod.py:10-40".')] = None,
         ) -> Result:
-            return await self._run("source", lambda: engine.get(id=id, path=path))
+            return await self._run("source", lambda e: e.get(id=id, path=path))
 
         @tool(name="symbols", title="Skeleton (L1)", description=SYMBOLS, annotations=READ_ONLY)
         async def symbols(uri: Uri) -> Result:
-            return await self._run("skeleton", lambda: engine.symbols(uri))
+            return await self._run("skeleton", lambda e: e.symbols(uri))
 
         @tool(name="snippet", title="Snippet (L2)", description=SNIPPET, annotations=READ_ONLY)
         async def snippet(uri: Uri) -> Result:
-            return await self._run("snippet", lambda: engine.snippet(uri))
+            return await self._run("snippet", lambda e: e.snippet(uri))
 
         @tool(name="hover", title="Hover", description=HOVER, annotations=READ_ONLY)
         async def hover(uri: Uri) -> Result:
-            return await self._run("hover", lambda: engine.hover(uri))
+            return await self._run("hover", lambda e: e.hover(uri))
 
         @tool(name="refs", title="References", description=REFS, annotations=READ_ONLY)
         async def refs(
             uri: Uri, limit: Annotated[int, Field(description="At most this many references.")] = 50
         ) -> Result:
-            return await self._run("refs", lambda: engine.refs(uri, limit=limit))
+            return await self._run("refs", lambda e: e.refs(uri, limit=limit))
 
         @tool(name="lint", title="Lint a query", description=LINT, annotations=READ_ONLY)
         async def lint(query: Query) -> Result:
@@ -287,35 +425,48 @@ class TrifectaMCP:
 
         @tool(name="index_status", title="Index status", description=INDEX_STATUS, annotations=READ_ONLY)
         async def index_status() -> Result:
-            return await self._run("status", engine.status)
+            return await self._run("status", lambda e: e.status())
 
         @tool(name="reindex", title="Rebuild the index", description=REINDEX, annotations=WRITES_INDEX)
         async def reindex(
             full: Annotated[bool, Field(description="Re-parse every file, not only changed ones.")] = False,
         ) -> Result:
-            return await self._run("index", lambda: _reindex(engine, full))
+            return await self._run("index", lambda e: _reindex(e, full), timeout=self.index_timeout)
 
     def run(self) -> None:
         # Build or refresh the index while the client is still shaking hands and its model is thinking: the
         # worker is first in line, so the first call waits for the index instead of starting it.
-        self._worker.submit(self._warm_up)
+        self._warm_deadline = time.monotonic() + self.index_timeout
+        self._warming = self._worker.submit(self._warm_up)
         self.server.run("stdio")
 
-    def _warm_up(self) -> None:
+    @staticmethod
+    def _warm_up(engine: Engine) -> Response:
         from ..infrastructure.sqlite_store import IndexLocked
 
         try:
-            self.engine.index(progress=self.engine.progress)
+            engine.index(progress=engine.progress)
         except IndexLocked:
             pass  # another process is indexing; searches use what it commits
         except Exception as exc:  # the first call will report it as an envelope
             sys.stderr.write(f"trifecta mcp: indexing at start failed: {type(exc).__name__}: {exc}\n")
+        return Response.success("index", {})
 
     def close(self) -> None:
-        try:
-            self._worker.submit(self.engine.close).result(timeout=30)
-        finally:
-            self._worker.shutdown(wait=False, cancel_futures=True)
+        """Close the current Engine (waiting up to 30 s for a call still running); abandoned workers close
+        theirs when their stuck call returns, or die with the process (daemon threads)."""
+        self._worker.stop()
+        self._worker.thread.join(timeout=30)
+
+
+def _reopen_like(engine: Engine) -> Engine:
+    """The same segment opened again, for a fresh worker: same progress sink and telemetry origin."""
+    from .facade import open_engine
+
+    fresh = open_engine(engine.segment)
+    fresh.progress = engine.progress
+    fresh.origin = engine.origin
+    return fresh
 
 
 def _lint(query: str) -> Response:
@@ -348,10 +499,24 @@ def _reindex(engine: Engine, full: bool) -> Response:
     return Response.success("index", data)
 
 
-def serve(engine: Engine) -> None:
+def serve(
+    engine: Engine,
+    *,
+    call_timeout: float | None = None,
+    index_timeout: float | None = None,
+    reopen: Callable[[], Engine] | None = None,
+) -> None:
     """Serve MCP over stdio with this Engine until the client hangs up, then close the Engine. Progress of
-    a first index build may go to stderr (the Engine's progress sink); stdout carries only the protocol."""
-    app = TrifectaMCP(engine)
+    a first index build may go to stderr (the Engine's progress sink); stdout carries only the protocol.
+    Time limits not given come from TRIFECTA_MCP_CALL_TIMEOUT / TRIFECTA_MCP_INDEX_TIMEOUT, else the
+    defaults (30 s, 600 s)."""
+    try:
+        call_timeout = call_timeout or timeout_from_env(CALL_TIMEOUT_ENV, DEFAULT_CALL_TIMEOUT)
+        index_timeout = index_timeout or timeout_from_env(INDEX_TIMEOUT_ENV, DEFAULT_INDEX_TIMEOUT)
+    except ValueError as exc:
+        engine.close()
+        raise SystemExit(f"trifecta mcp: {exc}") from None
+    app = TrifectaMCP(engine, call_timeout=call_timeout, index_timeout=index_timeout, reopen=reopen)
     try:
         app.run()
     finally:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
 
 from trifecta.application.stats import summarize
 from trifecta.domain.contract import Response
@@ -327,3 +330,72 @@ def test_a_missing_segment_fails_before_serving(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 2 and proc.stdout == "" and "not a directory" in proc.stderr
+
+
+async def _hang_session(segment: Path, hung_lsp: Path) -> list[tuple[str, CallToolResult, float]]:
+    """search, a hover whose language server never answers, search, the same hover on the fresh engine,
+    search and index_status: each call with the client's own 30 s limit, past which the test fails."""
+    env = {
+        "TRIFECTA_WORKERS": "1",
+        "TRIFECTA_MCP_CALL_TIMEOUT": "4",
+        "TRIFECTA_LSP_COMMAND": shlex.join([sys.executable, str(hung_lsp)]),
+        "TRIFECTA_LSP_TIMEOUT": "300",  # the language server's own limit is far past the call's
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "trifecta", "mcp", "--segment", str(segment)], env=env
+    )
+    calls = [
+        ("search", {"query": "reserve stock", "limit": 3}),
+        ("hover", {"uri": HEADER}),
+        ("search", {"query": "reserve stock", "limit": 3}),
+        ("hover", {"uri": HEADER}),
+        ("search", {"query": "reserve stock", "limit": 3}),
+        ("index_status", {}),
+    ]
+    out = []
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=30) as session,
+    ):
+        await session.initialize()
+        for name, arguments in calls:
+            started = time.monotonic()
+            result = await session.call_tool(name, arguments)
+            out.append((name, result, time.monotonic() - started))
+    return out
+
+
+@pytest.mark.timeout(150)
+def test_a_hung_call_answers_timeout_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    """A language server that never answers holds the engine's thread (a real hang, not a fake engine):
+    past TRIFECTA_MCP_CALL_TIMEOUT the hover answers TIMEOUT, and the searches after it answer as before,
+    twice (a second hang on the fresh engine is abandoned too)."""
+    segment = tmp_path / "repo"
+    shutil.copytree(FIXTURE, segment)
+    hung_lsp = tmp_path / "hung_lsp.py"
+    hung_lsp.write_text("import sys, time\nsys.stdin.read(1)\ntime.sleep(300)\n")
+    results = anyio.run(_hang_session, segment, hung_lsp)
+    envelopes = [(name, r.structured_content or {}, r.is_error, seconds) for name, r, seconds in results]
+    searches = [env for name, env, _, _ in envelopes if name == "search"]
+    assert all(env["status"] == "ok" for env in searches)
+    first_hits = [h["id"] for h in searches[0]["data"]["hits"]]
+    assert first_hits and all([h["id"] for h in env["data"]["hits"]] == first_hits for env in searches)
+    for name, env, is_error, seconds in envelopes:
+        if name == "hover":
+            assert is_error and env["errors"][0]["code"] == "TIMEOUT"
+            assert env["errors"][0]["data"]["timeout_seconds"] == 4
+            assert 3.5 < seconds < 25
+    assert envelopes[-1][1]["status"] == "ok" and envelopes[-1][1]["kind"] == "status"
+
+
+def test_a_bad_time_limit_fails_before_serving(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "trifecta", "mcp", "--segment", str(FIXTURE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "TRIFECTA_MCP_CALL_TIMEOUT": "soon"},
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "TRIFECTA_MCP_CALL_TIMEOUT must be a number of seconds" in proc.stderr
