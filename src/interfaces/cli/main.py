@@ -377,14 +377,35 @@ def _write_stats(data: dict[str, Any]) -> None:
 
 
 @app.command("mcp")
-def mcp_cmd(segment: SegmentOpt = ".") -> None:
+def mcp_cmd(
+    segment: SegmentOpt = ".",
+    call_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--call-timeout",
+            min=0.1,
+            max=86400,
+            help="Seconds a tool call may run before it answers TIMEOUT and the server moves on to a fresh "
+            "engine (default 30, or TRIFECTA_MCP_CALL_TIMEOUT).",
+        ),
+    ] = None,
+    index_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--index-timeout",
+            min=0.1,
+            max=86400,
+            help="The same for reindex and the index build at start (default 600, or TRIFECTA_MCP_INDEX_TIMEOUT).",
+        ),
+    ] = None,
+) -> None:
     """Serve the segment to agents over MCP (stdio): tools search, get, symbols, snippet, hover, refs, lint,
     classify, index_status, reindex. Add it to an MCP client as: trifecta mcp --segment /path/to/repo"""
     engine = _engine(segment)  # a bad segment fails here, before the SDK is even imported
     engine.origin = "mcp"
     from ..mcp_server import serve
 
-    serve(engine)
+    serve(engine, call_timeout=call_timeout, index_timeout=index_timeout)
 
 
 @app.command("eval")
