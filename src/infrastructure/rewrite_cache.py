@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..application.rewrite import RewriteCache, RewriteKey
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
+from .sqlite_store import connect, writable
 
 MAX_ROWS = 5000
 BUSY_TIMEOUT = 0.5
@@ -46,10 +47,21 @@ class SqliteRewriteCache(RewriteCache):
         identity = (st.st_dev, st.st_ino)
         if self._conn is None or identity != self._identity:
             self.close()
-            conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
-            conn.executescript(_SCHEMA)
+            if self.path.is_symlink():  # the store refuses it too: never write through a link
+                raise FileNotFoundError(f"{self.path} is a symbolic link")
+            read_only = not writable(self.path)
+            conn = connect(self.path, read_only=read_only, timeout=BUSY_TIMEOUT)
+            try:
+                if (
+                    not read_only
+                    and not conn.execute(
+                        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='rewrite_cache'"
+                    ).fetchone()
+                ):  # opening writes only when the table is missing
+                    conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+            except BaseException:
+                conn.close()
+                raise
             self._conn, self._identity = conn, identity
         return self._conn
 

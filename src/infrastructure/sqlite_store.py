@@ -1,6 +1,7 @@
 """The index: one SQLite file, written by IndexWriter, read by IndexReader.
 
-Schema (version in `meta.schema_version`; a mismatch or a damaged file rebuilds, never misreads):
+Schema (version in `meta.schema_version`; a mismatch or a damaged file rebuilds, never misreads; see
+SqliteIndex for what is never thrown away):
 
     meta(key, value)                               schema_version, built_at
     files(id, path UNIQUE, size, mtime_ns, sha256, language, n_lines, parse_error)
@@ -22,17 +23,21 @@ committed, consistent index. Extension loading is never needed.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import itertools
 import json
 import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _encode_json_string
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..application.ports import (
+    CodedError,
     FileUpdate,
     IndexReader,
     IndexStats,
@@ -41,12 +46,21 @@ from ..application.ports import (
     StoredFile,
 )
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
+from ..domain.contract import ErrorCode
 from ..domain.terms import expand_identifiers
 
 SCHEMA_VERSION = "6"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
+# Ranked with the weights named in each query: FTS5's stored `rank` setting would have to be written, and a
+# reader writing it on open collided with the indexer ("SQL logic error").
+_BM25 = f"bm25(chunks_fts, {', '.join(map(str, FIELD_WEIGHTS))})"
+# How long a statement waits for another process's write lock before INDEX_LOCKED (TRIFECTA_BUSY_TIMEOUT
+# overrides it). Readers never wait: WAL lets them read the last commit while a writer works.
+BUSY_TIMEOUT_SECONDS = 5.0
+CORRUPT_SUFFIX = ".corrupt"  # a damaged index is kept beside the new one as index.db.corrupt
+M = TypeVar("M", bound=Callable[..., Any])
 NAMED_COLUMNS = ("name", "qualname", "signature", "doc")  # where a chunk says what it is
 
 _SCHEMA = f"""
@@ -86,8 +100,173 @@ _SYMBOL_COLS = (
 _WORDY = re.compile(r"\w", re.UNICODE)
 
 
-class IndexLocked(Exception):
-    """Another process is writing this index."""
+class IndexLocked(CodedError):
+    """Another process is writing this index, and kept it past the wait (the writer lock or SQLite's own)."""
+
+    code = ErrorCode.INDEX_LOCKED
+
+
+class IndexUnwritable(CodedError):
+    """The index cannot be written: `data.reason` is read_only, disk_full, io_error, symlink or replaced.
+    A write that fails this way is rolled back whole; the index as last committed stays searchable."""
+
+    code = ErrorCode.INDEX_UNWRITABLE
+
+    def __init__(self, message: str, *, reason: str, path: str | os.PathLike[str]) -> None:
+        super().__init__(message, data={"reason": reason, "path": str(path)})
+        self.reason = reason
+
+
+class IndexReplaced(IndexUnwritable):
+    """The database file was replaced or deleted while this process had it open: what was written since
+    went into a file nobody will read again."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(
+            f"the index {path} was replaced or deleted by another process while this one was writing it",
+            reason="replaced",
+            path=path,
+        )
+
+
+class IndexCorrupt(CodedError):
+    """SQLite found the file damaged (not a database, malformed). The store has set it aside and started an
+    empty one where it could; the next call rebuilds it."""
+
+    def __init__(self, message: str, *, path: str | os.PathLike[str], kept: str = "") -> None:
+        super().__init__(message, data={"reason": "corrupt", "path": str(path), "kept": kept})
+
+
+def busy_timeout() -> float:
+    """How long one statement waits for another process's write lock: BUSY_TIMEOUT_SECONDS, or the
+    TRIFECTA_BUSY_TIMEOUT environment variable (seconds) when it is set."""
+    try:
+        return max(0.0, float(os.environ.get("TRIFECTA_BUSY_TIMEOUT", BUSY_TIMEOUT_SECONDS)))
+    except ValueError:
+        return BUSY_TIMEOUT_SECONDS
+
+
+def failure_kind(exc: sqlite3.Error) -> str:
+    """What an SQLite error means for the index: corrupt, busy, disk_full, read_only, io_error, or ''."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
+        return "corrupt"
+    for prefix, kind in _ERROR_KINDS:
+        if name.startswith(prefix):
+            return kind
+    return ""
+
+
+_ERROR_KINDS = (
+    ("SQLITE_BUSY", "busy"),
+    ("SQLITE_LOCKED", "busy"),
+    ("SQLITE_FULL", "disk_full"),
+    ("SQLITE_READONLY", "read_only"),
+    ("SQLITE_CANTOPEN", "read_only"),
+    ("SQLITE_PERM", "read_only"),
+    ("SQLITE_IOERR", "io_error"),
+)
+
+
+def translated(exc: sqlite3.Error, path: Path) -> Exception:
+    """The named failure an SQLite error stands for (IndexLocked, IndexUnwritable), or the error itself."""
+    kind = failure_kind(exc)
+    if kind == "busy":
+        return IndexLocked(
+            f"another process kept the index {path} locked for more than {busy_timeout():g} s; "
+            "wait for it to finish and retry",
+            data={"path": str(path)},
+        )
+    if kind == "disk_full":
+        return IndexUnwritable(
+            f"the disk holding {path} is full: nothing was written and the index is as it was; "
+            "free some space and run `trifecta index` again",
+            reason="disk_full",
+            path=path,
+        )
+    if kind == "read_only":
+        return IndexUnwritable(
+            f"the index {path} cannot be written ({exc}); make {path.parent} writable, or point "
+            "[index] db_path somewhere writable",
+            reason="read_only",
+            path=path,
+        )
+    if kind == "io_error":
+        return IndexUnwritable(
+            f"writing the index {path} failed ({exc}; the disk may be full or failing): nothing was "
+            "written and the index is as it was",
+            reason="io_error",
+            path=path,
+        )
+    return exc
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the file at `path`, None when there is none: tells a replaced file apart."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def connect(path: Path, *, read_only: bool, timeout: float | None = None) -> sqlite3.Connection:
+    """A connection to the index file. Read-only opens `mode=ro`; a WAL database in a folder where its
+    `-shm` cannot be created opens immutable (nobody can write there either)."""
+    wait = busy_timeout() if timeout is None else timeout
+    if not read_only:
+        return sqlite3.connect(path, timeout=wait, isolation_level=None, check_same_thread=False)
+    uri = path.absolute().as_uri()
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = sqlite3.connect(
+            uri + query, uri=True, timeout=wait, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if failure_kind(exc) != "read_only" or query.endswith("immutable=1"):
+                raise
+    raise AssertionError("unreachable")
+
+
+def writable(path: Path) -> bool:
+    """Whether the index file (or, before it exists, its folder) can be written, with its -wal and lock
+    files beside it. os.access also answers False on a read-only file system, for root too."""
+    if not os.access(path.parent, os.W_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
+
+
+def _guard(method: M) -> M:
+    """A store method whose SQLite failures become named ones: busy -> IndexLocked, full / read-only /
+    I/O -> IndexUnwritable, damaged -> IndexCorrupt after the file is set aside (see `_damaged`)."""
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def generator(self: SqliteIndex, *args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from method(self, *args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                failure = self._failure(exc)
+                if failure is exc:
+                    raise
+                raise failure from exc
+
+        return generator  # type: ignore[return-value]
+
+    @functools.wraps(method)
+    def inner(self: SqliteIndex, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            failure = self._failure(exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+
+    return inner  # type: ignore[return-value]
 
 
 def _chunk(row: Sequence[object]) -> Chunk:
@@ -150,46 +329,155 @@ def fts_string(term: str) -> str | None:
 
 
 class SqliteIndex(IndexWriter, IndexReader):
+    """The index file. Opening it never writes unless it is new or must be rebuilt, and it is thrown away
+    only when SQLite says it is damaged (then set aside as `index.db.corrupt`) or it holds another
+    schema version; busy, full, read-only and I/O failures are named (IndexLocked, IndexUnwritable) and
+    leave it as it was. A file or folder that cannot be written is opened read-only (`read_only`).
+    A failure to open is raised by the first call that needs the connection, not by the constructor."""
+
     def __init__(self, db_path: str | os.PathLike[str]) -> None:
         self.path = Path(db_path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._rebuilt = False
+        self.read_only = False
+        self.rebuilt: dict[str, str] | None = None  # reason, detail, kept: when this process rebuilt the file
+        self._identity: tuple[int, int] | None = None  # of the file the connection opened
+        self._lock_depth = 0
         self._substring_ready = True
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
-        self._conn = self._open()
+        self._connection: sqlite3.Connection | None = None
+        with contextlib.suppress(CodedError):  # raised again by the first call that needs it
+            self._connection = self._open()
 
     # ---------------------------------------------------------------- lifecycle
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self._connection = self._open()
+            self._cache_version = -1
+        return self._connection
+
+    def _refuse_symlink(self) -> None:
+        if self.path.is_symlink():  # writing through it would replace whatever it points at
+            raise IndexUnwritable(
+                f"{self.path} is a symbolic link; trifecta keeps its index in a regular file only: remove "
+                "the link (the index is rebuilt) or set [index] db_path",
+                reason="symlink",
+                path=self.path,
+            )
+
+    def _open(self) -> sqlite3.Connection:
+        self._refuse_symlink()
+        with contextlib.suppress(OSError):  # a folder that cannot be made is read-only, below
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = not writable(self.path)
+        if self.read_only:
+            return self._open_read_only()
+        seen = file_identity(self.path)
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = connect(self.path, read_only=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            version = self._stored_version(conn)
+            if version is None:
+                self._create(conn)
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if failure_kind(exc) != "corrupt":
+                raise translated(exc, self.path) from exc
+            return self._start_again("corrupt", str(exc), seen, keep=True)
+        if version not in (None, SCHEMA_VERSION):
+            conn.close()
+            detail = f"schema version {version}, this trifecta reads {SCHEMA_VERSION}"
+            return self._start_again("schema", detail, seen, keep=version == "unknown")
+        self._identity = file_identity(self.path)
+        return self._tuned(conn)
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        if not self.path.exists():
+            raise IndexUnwritable(
+                f"there is no index at {self.path} and {self.path.parent} cannot be written, so none can be "
+                "built: make it writable, or set [index] db_path to a writable place",
+                reason="read_only",
+                path=self.path,
+            )
+        try:
+            conn = connect(self.path, read_only=True)
+            version = self._stored_version(conn)
+        except sqlite3.DatabaseError as exc:
+            if failure_kind(exc) == "corrupt":
+                raise IndexCorrupt(
+                    f"the index {self.path} is damaged ({exc}) and cannot be written, so it cannot be "
+                    "rebuilt: make it writable, or delete it",
+                    path=self.path,
+                ) from exc
+            raise translated(exc, self.path) from exc
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise IndexUnwritable(
+                f"the index {self.path} was built by another version of trifecta (schema {version}) and "
+                "cannot be written, so it cannot be rebuilt: make it writable",
+                reason="read_only",
+                path=self.path,
+            )
+        self._identity = file_identity(self.path)
+        return self._tuned(conn)
+
+    @staticmethod
+    def _tuned(conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA cache_size=-32000")
         return conn
 
-    def _open(self) -> sqlite3.Connection:
+    @staticmethod
+    def _create(conn: sqlite3.Connection) -> None:
+        """The tables of a new index, in one write transaction (two processes may race to create it)."""
         try:
-            conn = self._connect()
-            version = self._stored_version(conn)
-            if version not in (None, SCHEMA_VERSION):
+            conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+
+    def _start_again(
+        self, reason: str, detail: str, seen: tuple[int, int] | None, *, keep: bool
+    ) -> sqlite3.Connection:
+        """Set the file aside (`keep`: as index.db.corrupt, else deleted) and open a new, empty index. Under
+        the writer lock, and only if the file at the path is still the one found wanting (another process
+        may have started again already)."""
+        self.close()
+        with self.writing(wait_seconds=busy_timeout()):
+            kept = ""
+            if seen is not None and file_identity(self.path) == seen:
+                kept = self._set_aside(keep)
+                self.rebuilt = {"reason": reason, "detail": detail, "kept": kept}
+            conn = connect(self.path, read_only=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                if self._stored_version(conn) is None:
+                    self._create(conn)
+            except sqlite3.DatabaseError as exc:
                 conn.close()
-                self._remove_files()
-                conn = self._connect()
-            conn.executescript(_SCHEMA)
-            conn.execute(
-                f"INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25({', '.join(map(str, FIELD_WEIGHTS))})')"
-            )
-            return conn
-        except sqlite3.DatabaseError:  # not a database / malformed: start again rather than misread
-            with contextlib.suppress(Exception):
-                conn.close()
-            self._remove_files()
-            conn = self._connect()
-            conn.executescript(_SCHEMA)
-            return conn
+                raise translated(exc, self.path) from exc
+        self._identity = file_identity(self.path)
+        self._forget()
+        self._cache_version = -1
+        return self._tuned(conn)
+
+    def _set_aside(self, keep: bool) -> str:
+        """Move (or delete) the database and its -wal; the -shm is only a cache of the -wal's index."""
+        base = str(self.path)
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                if keep and suffix != "-shm":
+                    os.replace(base + suffix, base + CORRUPT_SUFFIX + suffix)
+                else:
+                    os.remove(base + suffix)
+        return base + CORRUPT_SUFFIX if keep else ""
 
     def _stored_version(self, conn: sqlite3.Connection) -> str | None:
         has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
@@ -199,29 +487,101 @@ class SqliteIndex(IndexWriter, IndexReader):
         row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return row[0] if row else "unknown"
 
-    def _remove_files(self) -> None:
-        self._rebuilt = True
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(str(self.path) + suffix)
+    def _failure(self, exc: sqlite3.DatabaseError) -> Exception:
+        if failure_kind(exc) == "corrupt":
+            return self._damaged(str(exc))
+        return translated(exc, self.path)
+
+    def _damaged(self, detail: str) -> IndexCorrupt:
+        """SQLite found the file damaged while using it: set it aside and start an empty one now, so this
+        process's next call (or the next process) rebuilds it."""
+        if self.read_only:
+            return IndexCorrupt(
+                f"the index {self.path} is damaged ({detail}) and cannot be written, so it cannot be "
+                "rebuilt: make it writable, or delete it",
+                path=self.path,
+            )
+        try:
+            self._connection = self._start_again("corrupt", detail, self._identity, keep=True)
+        except CodedError as exc:  # another process holds the writer lock: it will meet the damage too
+            self._connection = None
+            return IndexCorrupt(
+                f"the index {self.path} is damaged ({detail}); it could not be set aside yet ({exc})",
+                path=self.path,
+            )
+        kept = self.rebuilt["kept"] if self.rebuilt else ""
+        return IndexCorrupt(
+            f"the index {self.path} was damaged ({detail}); it was set aside"
+            + (f" as {kept}" if kept else "")
+            + " and an empty index started: retry, and the index is rebuilt",
+            path=self.path,
+            kept=kept,
+        )
+
+    @_guard
+    def verify(self) -> None:
+        """`PRAGMA quick_check` (the b-trees' structure, not the FTS contents): a damaged file is set aside
+        and an empty one started (raises IndexCorrupt)."""
+        rows = [str(r[0]) for r in self._conn.execute("PRAGMA quick_check").fetchall()]
+        if rows != ["ok"]:
+            raise self._damaged("quick_check: " + "; ".join(rows[:3]))
+
+    def replaced(self) -> bool:
+        """Whether the file at the path is no longer the one this connection opened (deleted, or replaced
+        by another process's rebuild)."""
+        return self._connection is not None and file_identity(self.path) != self._identity
+
+    def reopen(self) -> None:
+        """Drop the connection; the next call opens what is at the path now."""
+        self.close()
+        self._forget()
 
     def rebuild_needed(self) -> bool:
-        return self._rebuilt
+        return self.rebuilt is not None
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._conn.close()
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
 
     @contextlib.contextmanager
     def writing(self, wait_seconds: float = 0.0) -> Iterator[None]:
-        """Hold the writer lock of this index; raises IndexLocked when another writer keeps it."""
+        """Hold the writer lock of this index (re-entrant); raises IndexLocked when another writer keeps it,
+        IndexUnwritable when the index cannot be written."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        self._refuse_symlink()
+        if self.read_only or not writable(self.path):
+            raise IndexUnwritable(
+                f"the index {self.path} cannot be written (read-only file or folder): it is searched as it "
+                "is; make it writable to refresh it",
+                reason="read_only",
+                path=self.path,
+            )
         lock_path = str(self.path) + ".lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            raise IndexUnwritable(
+                f"cannot create the lock file {lock_path} ({exc.strerror})",
+                reason="read_only",
+                path=self.path,
+            ) from exc
         try:
             try:
                 import fcntl
             except ImportError:  # no advisory locks on this platform: SQLite's own locking still holds
-                yield
+                self._lock_depth = 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth = 0
                 return
             deadline = time.monotonic() + wait_seconds
             while True:
@@ -235,9 +595,11 @@ class SqliteIndex(IndexWriter, IndexReader):
                             f"(lock {lock_path}); wait for it to finish and retry"
                         ) from None
                     time.sleep(0.1)
+            self._lock_depth = 1
             try:
                 yield
             finally:
+                self._lock_depth = 0
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
@@ -245,14 +607,17 @@ class SqliteIndex(IndexWriter, IndexReader):
     # ---------------------------------------------------------------- writing
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed whole or rolled back whole (even on KeyboardInterrupt)."""
+        """One write transaction: committed whole or rolled back whole (even on KeyboardInterrupt). SQLite
+        has already rolled back after some failures (a full disk), so ROLLBACK only what is still open."""
         c = self._conn
         c.execute("BEGIN IMMEDIATE")
         try:
             yield c
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    c.execute("ROLLBACK")
             raise
         finally:
             self._forget()
@@ -264,6 +629,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._states_cache = None
         self._counts_cache = None
 
+    @_guard
     def file_states(self) -> dict[str, FileState]:
         """Every stored file's stat data and hash. Cached until the data changes (this connection's writes
         or another process's), since a freshness check before each search asks for all of it; callers
@@ -296,6 +662,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         c.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
         c.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
 
+    @_guard
     def apply(
         self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
     ) -> None:
@@ -368,9 +735,11 @@ class SqliteIndex(IndexWriter, IndexReader):
         row = self._conn.execute("SELECT value FROM meta WHERE key='substring_index'").fetchone()
         return str(row[0]) if row else "ready"
 
+    @_guard
     def substring_index_ready(self) -> bool:
         return self._read_substring_state() == "ready"
 
+    @_guard
     def suspend_substring_index(self) -> None:
         """Empty the trigram table and stop maintaining it: a bulk load then skips its cost, and
         look-ups scan until `build_substring_index` runs. One transaction, so never half-dropped."""
@@ -378,16 +747,22 @@ class SqliteIndex(IndexWriter, IndexReader):
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('delete-all')")
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'suspended')")
 
+    @_guard
     def build_substring_index(self) -> None:
         """Rebuild the trigram table from `chunks` in one transaction (a killed build leaves it suspended)."""
         with self._transaction() as c:
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'ready')")
 
+    @_guard
     def has_completed_run(self) -> bool:
         return self._conn.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is not None
 
+    @_guard
     def finish_run(self, built_at: str) -> None:
+        """Mark the run complete; raises IndexReplaced when the file is no longer the one written to."""
+        if self.replaced():
+            raise IndexReplaced(self.path)
         self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
         self._forget()
 
@@ -411,6 +786,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             )
         return self._counts_cache
 
+    @_guard
     def stats(self) -> IndexStats:
         files, errors, symbols, chunks, built_at = self._counts()
         size = sum(
@@ -420,6 +796,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             files=files, symbols=symbols, chunks=chunks, built_at=built_at, parse_errors=errors, db_bytes=size
         )
 
+    @_guard
     def search_terms(
         self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
     ) -> list[ScoredChunk]:
@@ -461,8 +838,8 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def _ranked(self, expr: str, limit: int) -> list[ScoredChunk]:
         rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            f"SELECT {_CHUNK_COLS}, -{_BM25} AS score FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
             (expr, limit),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
@@ -485,6 +862,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             ).fetchone()[0]
         return cache[expression]
 
+    @_guard
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.
         Needles of three characters or more use the trigram index when it is built; otherwise this scans."""
@@ -500,6 +878,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         sql = f"SELECT {_CHUNK_COLS} FROM {table} WHERE {where} ORDER BY c.path, c.start_line LIMIT ?"
         return [_chunk(r) for r in self._conn.execute(sql, params)]
 
+    @_guard
     def iter_chunks(self, paths: Iterable[str] | None = None) -> Iterator[Chunk]:
         if paths is None:
             yield from (
@@ -514,10 +893,12 @@ class SqliteIndex(IndexWriter, IndexReader):
             )
             yield from (_chunk(r) for r in rows)
 
+    @_guard
     def chunk(self, chunk_id: str) -> Chunk | None:
         row = self._conn.execute(f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.id=?", (chunk_id,)).fetchone()
         return _chunk(row) if row else None
 
+    @_guard
     def file(self, path: str) -> StoredFile | None:
         row = self._conn.execute(
             "SELECT path, language, n_lines, parse_error, sha256 FROM files WHERE path=?", (path,)
@@ -528,6 +909,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             else None
         )
 
+    @_guard
     def files(self) -> list[StoredFile]:
         return [
             StoredFile(path=r[0], language=r[1], n_lines=r[2], parse_error=r[3], sha256=r[4])
@@ -536,6 +918,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             )
         ]
 
+    @_guard
     def symbols(self, path: str) -> list[Symbol]:
         rows = self._conn.execute(
             f"SELECT {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path=? "
@@ -544,6 +927,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         )
         return [_symbol(r) for r in rows]
 
+    @_guard
     def find_symbols(
         self, *, name: str | None = None, qualname: str | None = None
     ) -> list[tuple[str, Symbol]]:
@@ -555,6 +939,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         )
         return [(r[0], _symbol(r[1:])) for r in rows]
 
+    @_guard
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]:
         rows = self._conn.execute(
             f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.start_line"
@@ -562,6 +947,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         for r in rows:
             yield r[0], _symbol(r[1:])
 
+    @_guard
     def structural_candidates(
         self,
         *,
@@ -600,6 +986,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         )
         return [(r[0], _symbol(r[1:])) for r in rows]
 
+    @_guard
     def containing_chunk(self, path: str, line: int) -> Chunk | None:
         row = self._conn.execute(
             f"SELECT {_CHUNK_COLS} FROM files f JOIN chunks c ON c.file_id = f.id "  # both lookups indexed
@@ -609,6 +996,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         ).fetchone()
         return _chunk(row) if row else None
 
+    @_guard
     def vocabulary(self, limit: int) -> list[str]:
         rows = self._conn.execute(
             "SELECT name FROM symbols WHERE depth <= 1 GROUP BY name ORDER BY count(*) DESC, name LIMIT ?",

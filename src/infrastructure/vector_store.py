@@ -11,7 +11,10 @@ table changed: every write bumps `embeddings_version(n)` in the same transaction
 (`PRAGMA data_version` would also move on every commit of the index tables). 20k x 384 top-10: about 10 ms.
 
 The table lives beside the index tables but is opened through its own connection, so the index store knows
-nothing of it; `CREATE TABLE IF NOT EXISTS` makes it appear in an existing index without a schema bump.
+nothing of it; the tables are created (in a write transaction) when missing, so they appear in an existing
+index without a schema bump, and opening never writes otherwise. The connection follows the file: when the
+store sets a damaged file aside and starts a new one, the next call opens the new one. Read-only when the
+index cannot be written.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..application.embedding import EmbedderUnavailable, StoredVector, SyncedFile, VectorStore
+from .sqlite_store import connect, file_identity, translated, writable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings(
@@ -45,11 +49,8 @@ _LOOKUP_BATCH = 500
 class SqliteVectorStore(VectorStore):
     def __init__(self, db_path: str | os.PathLike[str]) -> None:
         self.path = Path(db_path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
+        self._connection: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
         # the in-memory matrix of one model, and the embeddings_version it was read at
         self._cache_model: str | None = None
         self._cache_version = -1
@@ -57,9 +58,43 @@ class SqliteVectorStore(VectorStore):
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The open connection, (re)opened when the file at the path is not the one it opened."""
+        identity = file_identity(self.path)
+        if self._connection is None or identity != self._identity:
+            self.close()
+            self._invalidate()
+            self._cache_version = -1
+            try:
+                self._connection = self._open()
+            except sqlite3.DatabaseError as exc:
+                raise translated(exc, self.path) from exc
+            self._identity = file_identity(self.path)
+        return self._connection
+
+    def _open(self) -> sqlite3.Connection:
+        read_only = not writable(self.path)
+        conn = connect(self.path, read_only=read_only)
+        try:
+            missing = not conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='embeddings_version'"
+            ).fetchone()
+            if missing and read_only:
+                conn.close()  # an in-memory stand-in: no vectors, nothing to write
+                conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            if missing:
+                conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._conn.close()
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
 
     def _invalidate(self) -> None:
         self._cache_model = None
@@ -123,8 +158,12 @@ class SqliteVectorStore(VectorStore):
             )
             c.execute(_BUMP)
             c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
+        except BaseException as exc:
+            if c.in_transaction:  # SQLite has already rolled back after some failures (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    c.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise translated(exc, self.path) from exc
             raise
         self._invalidate()
 
@@ -139,8 +178,12 @@ class SqliteVectorStore(VectorStore):
                 c.execute(f"DELETE FROM embeddings WHERE chunk_id IN ({','.join('?' * len(part))})", part)
             c.execute(_BUMP)
             c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
+        except BaseException as exc:
+            if c.in_transaction:  # SQLite has already rolled back after some failures (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    c.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise translated(exc, self.path) from exc
             raise
         self._invalidate()
 
