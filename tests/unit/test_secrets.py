@@ -80,7 +80,7 @@ ASSIGNMENTS = [
     ("secret_assignment", '{"db_password": "Tr0ub4dor&3xyz"}', "Tr0ub4dor&3xyz"),
     ("secret_assignment", "password: s3cr3tValue123", "s3cr3tValue123"),
     ("secret_assignment", 'SECRET_KEY = "django-insecure-9x#k2!mq7v@p0z3l5w8r"', "django-insecure-9x#k2"),
-    ("bearer_token", "curl -H 'Authorization: Bearer Ab3De5Gh7Jk9Mn1Pq3St'", "Ab3De5Gh7Jk9Mn1Pq3St"),
+    ("bearer_token", "curl -H 'Authorization: Bearer " + "Ab3De5Gh7Jk9Mn1Pq3St'", "Ab3De5Gh7Jk9Mn1Pq3St"),
 ]
 
 # code, placeholders and mentions that hold no credential
@@ -109,6 +109,8 @@ NOT_SECRETS = [
     "# set DB_PASSWORD=... in the environment",
     "ACCESS_KEY = AKIAIOSFODNN7EXAMPLE",  # the AWS documentation's example key
     "sk-learn-classifier-pipeline-component",
+    "glpat-" + "x" * 20,
+    'identity_token="test_schema_2"',
     "hf_hub_download_from_repository_name",
     "PASSWORD_FIELD = 'password_confirmation'",
 ]
