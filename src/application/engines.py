@@ -200,7 +200,10 @@ class SmartCaseRegex:
     _compiled: Any = attrs.field(repr=False, eq=False)
 
     def search(self, text: str) -> bool:
-        return self._compiled.search(text) is not None
+        try:
+            return self._compiled.search(text) is not None
+        except UnicodeEncodeError:  # a lone surrogate: RE2 reads UTF-8 only
+            return self._compiled.search(text.encode("utf-8", "replace").decode("utf-8")) is not None
 
 
 def compile_smart_case(pattern: str) -> SmartCaseRegex:
@@ -223,6 +226,10 @@ def compile_smart_case(pattern: str) -> SmartCaseRegex:
         if advice:
             raise InvalidRegex(f"the regular expression `{pattern}` cannot run: {advice}") from None
         raise InvalidRegex(f"invalid regular expression `{pattern}`: {reason}") from None
+    except UnicodeEncodeError:
+        raise InvalidRegex(
+            f"invalid regular expression {pattern!r}: it holds a lone surrogate, which is not a character"
+        ) from None
     return SmartCaseRegex(pattern=pattern, ignore_case=ignore_case, compiled=compiled)
 
 

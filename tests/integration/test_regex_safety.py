@@ -130,3 +130,9 @@ def test_word_and_digit_classes_are_unicode_as_in_python(engine: trifecta.Engine
 def test_a_query_with_a_lookahead_is_not_taken_for_a_regex(engine: trifecta.Engine) -> None:
     response = engine.search(r"def \w+(?=_1)", mode="pattern")
     assert response.ok and "regex" not in response.to_dict()["data"]["plan"]
+
+
+def test_a_lone_surrogate_is_an_invalid_argument_not_a_crash(engine: trifecta.Engine) -> None:
+    error = engine.search("def \ud800", regex=True).to_dict()["errors"][0]
+    assert error["code"] == "INVALID_ARGUMENT" and "surrogate" in error["message"]
+    assert engine.search(r"def \w+\(\ud800", mode="pattern").ok  # not taken for a regex: searched as text
