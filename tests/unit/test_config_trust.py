@@ -430,3 +430,10 @@ def test_a_huge_config_is_refused(seg: Path, home: Path) -> None:
     os.mkfifo(home / "config.toml")  # the user's file gets the same care
     with pytest.raises(ConfigError, match="not a regular file"):
         load_settings(seg.parent, env=env_for(home))
+
+
+@pytest.mark.parametrize("section", ["index", "search", "lsp"])
+def test_a_segment_cannot_trust_itself(seg: Path, home: Path, section: str) -> None:
+    write_segment(seg, f"[{section}]\ntrust_segment_config = true\n")
+    with pytest.raises(ConfigError, match="unknown setting"):
+        load_settings(seg, env=env_for(home))

@@ -27,9 +27,11 @@ def trust_cmd(
     ] = False,
     remove: Annotated[bool, typer.Option("--remove", help="Stop trusting SEGMENT.")] = False,
 ) -> None:
-    """Trust SEGMENT's .trifecta/config.toml to set everything: [lsp] command, [embedding] api_url and
-    api_key_env, [query_rewrite] api_url and api_key_env, and db_path or model_path outside it. Trust covers
-    the file's current content: after it changes, run this again."""
+    """Let SEGMENT's own .trifecta/config.toml set every setting.
+
+    Untrusted, a segment's config cannot set the language server command, the embedding or query-rewrite
+    api_url and api_key_env, the openai provider, or a db_path or model_path outside it. Trust covers the
+    file's current content: after it changes, run this again."""
     from ...infrastructure.config import ConfigError, load_settings, segment_config_digest
     from ...infrastructure.trust import TrustStore, UnsafeConfigFile, user_config_dir
 
