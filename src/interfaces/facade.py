@@ -6,15 +6,18 @@
     response.to_dict()["data"]["hits"]               # [{id, path, start_line, end_line, symbol, ...}]
     engine.get(id=hit_id); engine.get(path="pkg/mod.py:10-40")
 
-Every method answers with a `Response` (the JSON envelope of `to_dict()`); bad input is an error
-envelope, never an exception. An Engine holds one SQLite connection: use it from one thread at a time,
-and `close()` it (or use `with trifecta.open(...) as engine:`).
+Every method but `index()` answers with a `Response` (the JSON envelope of `to_dict()`); bad input (a
+wrong type, a value out of range) is an INVALID_ARGUMENT envelope naming the argument, never an exception.
+`index()` answers an IndexReport, so it raises instead: `InvalidArgument` (a ValueError, `.code`
+INVALID_ARGUMENT) for bad input, before anything is written. An Engine holds one SQLite connection: use it
+from one thread at a time, and `close()` it (or use `with trifecta.open(...) as engine:`).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
 import time
 import traceback
 from collections.abc import Callable
@@ -26,14 +29,15 @@ from ..application.embedding import EmbedRequest
 from ..application.get_source import GetRequest
 from ..application.index_segment import IndexReport, IndexRequest
 from ..application.navigation import HoverRequest, RefsRequest
-from ..application.ports import ProgressSink
+from ..application.ports import CodedError, ProgressSink
 from ..application.search import SearchRequest
 from ..application.stats import StatsRequest
 from ..application.telemetry import build_event
 from ..application.zoom_ast import SnippetRequest, SymbolsRequest
-from ..domain.contract import ErrorCode, Notice, Response, WarningCode
-from ..infrastructure.sqlite_store import IndexCorrupt, IndexLocked, IndexReplaced, IndexUnwritable
+from ..domain.contract import ErrorCode, Notice, Response
+from ..infrastructure.sqlite_store import IndexLocked
 from ..infrastructure.telemetry import timestamp
+from .arguments import problem
 from .bootstrap import App, bootstrap, search_use_case
 
 F = TypeVar("F", bound=Callable[..., Response])
@@ -42,10 +46,12 @@ MCP_REFRESH_INTERVAL = 1.0  # seconds a freshness check stays good in `trifecta 
 EMBED_RETRY_SECONDS = 30.0
 
 
-def _guarded(kind: str) -> Callable[[F], F]:
-    """An unexpected failure becomes an INTERNAL_ERROR envelope rather than an exception for the agent.
-    Every guarded call also leaves one telemetry event (named after the method), so the CLI, the MCP server
-    and library callers are all measured in this one place."""
+def _guarded(kind: str, *, record: bool = True) -> Callable[[F], F]:
+    """The arguments are checked first (a wrong type or range is INVALID_ARGUMENT naming the argument); a
+    named failure (a CodedError) becomes an envelope with its code, and an unexpected one INTERNAL_ERROR,
+    rather than an exception for the agent. Every guarded call also leaves one telemetry event (named after
+    the method) unless `record` is off, so the CLI, the MCP server and library callers are all measured in
+    this one place."""
 
     def wrap(method: F) -> F:
         signature = inspect.signature(method)
@@ -54,9 +60,12 @@ def _guarded(kind: str) -> Callable[[F], F]:
         def inner(self: Engine, *args: Any, **kwargs: Any) -> Response:
             started = time.perf_counter()
             try:
-                response = method(self, *args, **kwargs)
-            except IndexLocked as exc:
+                wrong = problem(method.__name__, signature, (self, *args), kwargs)
+                response = _coded(kind, wrong) if wrong else method(self, *args, **kwargs)
+            except IndexLocked as exc:  # named before it was a CodedError; kept for that reason
                 response = Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
+            except CodedError as exc:  # INDEX_UNWRITABLE, a refused read, ...
+                response = _coded(kind, exc)
             except Exception as exc:
                 response = Response.failure(
                     kind,
@@ -65,12 +74,17 @@ def _guarded(kind: str) -> Callable[[F], F]:
                     error_data={"traceback": traceback.format_exc(limit=6)},
                 )
             response = response.with_warnings(self._notices())
-            self._record(method.__name__, _bound(signature, self, args, kwargs), response, started)
+            if record:
+                self._record(method.__name__, _bound(signature, self, args, kwargs), response, started)
             return response
 
         return inner  # type: ignore[return-value]
 
     return wrap
+
+
+def _coded(kind: str, exc: CodedError) -> Response:
+    return Response.failure(kind, exc.code, str(exc), error_data=exc.data)
 
 
 def _bound(
@@ -86,8 +100,9 @@ def _bound(
 
 
 def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
-    """The telemetry of `_guarded` for a method that answers something other than a Response (index):
-    the event is recorded, the result or exception passes through unchanged."""
+    """The argument check and telemetry of `_guarded` for a method that answers something other than a
+    Response (index): a bad argument raises InvalidArgument (a ValueError) before anything runs, the event
+    is recorded with the failure's code, and the result or exception passes through unchanged."""
     signature = inspect.signature(method)
 
     @functools.wraps(method)
@@ -95,10 +110,18 @@ def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
         started = time.perf_counter()
         arguments = _bound(signature, self, args, kwargs)
         try:
+            wrong = problem(method.__name__, signature, (self, *args), kwargs)
+            if wrong:
+                raise wrong
             result = method(self, *args, **kwargs)
         except Exception as exc:
-            code = ErrorCode.INDEX_LOCKED if isinstance(exc, IndexLocked) else ErrorCode.INTERNAL_ERROR
-            self._record(method.__name__, arguments, Response.failure("index", code, str(exc)), started)
+            if isinstance(exc, IndexLocked):
+                failure = Response.failure("index", ErrorCode.INDEX_LOCKED, str(exc))
+            elif isinstance(exc, CodedError):
+                failure = _coded("index", exc)
+            else:
+                failure = Response.failure("index", ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            self._record(method.__name__, arguments, failure, started)
             raise
         counts = {
             key: getattr(result, key)
@@ -120,43 +143,13 @@ class Engine:
         self._checked_at = float("-inf")  # when the last freshness check ran (time.monotonic)
         self._embed_retry_at = 0.0
         self._embeddings_checked = False
-        self._stale: Notice | None = None  # the last refresh could not run: answers come from the last commit
-        self._events: list[Notice] = []  # what happened to the index since the last answer (told once)
-        self._told_rebuild: dict[str, str] | None = None  # the store's rebuild already told
 
     def _notices(self) -> list[Notice]:
         """What every answer of this Engine should carry as envelope warnings right now (the index was
         rebuilt, is read-only or may be stale; the segment's config set what only the user may set)."""
         from ..infrastructure.config import untrusted_notice
 
-        return [n for n in (untrusted_notice(self._app.settings),) if n is not None] + self._index_notices()
-
-    def _index_notices(self) -> list[Notice]:
-        """The index was rebuilt or replaced (told once), is read-only, or the last refresh could not run."""
-        store = self._app.store
-        notices, self._events = self._events, []
-        if store.rebuilt is not None and store.rebuilt is not self._told_rebuild:
-            self._told_rebuild = store.rebuilt
-            kept = store.rebuilt["kept"]
-            notices.append(
-                Notice(
-                    code=WarningCode.INDEX_REBUILT,
-                    message=f"the index was rebuilt ({store.rebuilt['detail']})"
-                    + (f"; the damaged file was kept as {kept}" if kept else ""),
-                    data=dict(store.rebuilt),
-                )
-            )
-        if store.read_only:
-            notices.append(
-                Notice(
-                    code=WarningCode.INDEX_READ_ONLY,
-                    message=f"the index {store.path} cannot be written: searched as it is, not refreshed",
-                    data={"path": str(store.path)},
-                )
-            )
-        if self._stale is not None:
-            notices.append(self._stale)
-        return notices
+        return [n for n in (untrusted_notice(self._app.settings),) if n is not None]
 
     @property
     def segment(self) -> str:
@@ -169,55 +162,20 @@ class Engine:
     # ------------------------------------------------------------------ index
     @_recorded
     def index(self, progress: ProgressSink | None = None, *, full: bool = False) -> IndexReport:
-        """Build or refresh the index, then check the file (`PRAGMA quick_check`). Waits for another indexer
-        of the same segment, then raises IndexLocked; IndexUnwritable when it cannot be written. A file found
-        damaged, or replaced by another process during the run, is indexed again from scratch once (the
-        next answer carries INDEX_REBUILT or INDEX_REPLACED)."""
-        store = self._app.store
-        with store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
-            try:
-                report = self._index_checked(progress, full=full)
-            except (IndexCorrupt, IndexReplaced) as exc:
-                self._note_replaced(exc)
-                report = self._index_checked(progress, full=True)
-        self._stale = None
-        return report
-
-    def _index_checked(self, progress: ProgressSink | None, *, full: bool) -> IndexReport:
-        report = self._app.index.execute(IndexRequest(full=full), progress)
-        if self._app.embed is not None:  # vectors follow the chunks; a failed embedder is reported
-            embedded = self._app.embed.execute(EmbedRequest(full=full), progress)
-            report = attrs.evolve(report, embeddings=embedded)
-        self._app.store.verify()  # silent damage (flipped bytes) is found here, not by a later search
-        if self._app.store.replaced():
-            raise IndexReplaced(self._app.store.path)
-        return report
-
-    def _note_replaced(self, exc: Exception) -> None:
-        """After IndexReplaced: tell the next answer, and open the file now at the path."""
-        if isinstance(exc, IndexReplaced):
-            self._events.append(
-                Notice(
-                    code=WarningCode.INDEX_REPLACED,
-                    message="another process replaced or deleted the index file during this run; the run "
-                    "was repeated into the file now in place",
-                    data={"path": str(self._app.store.path)},
-                )
-            )
-            self._app.store.reopen()
+        """Build or refresh the index. Waits for another indexer of the same segment, then raises IndexLocked."""
+        with self._app.store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
+            report = self._app.index.execute(IndexRequest(full=full), progress)
+            if self._app.embed is not None:  # vectors follow the chunks; a failed embedder is reported
+                embedded = self._app.embed.execute(EmbedRequest(full=full), progress)
+                report = attrs.evolve(report, embeddings=embedded)
+            return report
 
     def _refresh(self) -> int:
-        store = self._app.store
-        if store.replaced():  # another process rebuilt the file: read the new one
-            store.reopen()
-        stats = store.stats()
-        if store.read_only:
-            return 0  # searched as it is; every answer says INDEX_READ_ONLY
+        stats = self._app.store.stats()
         if stats.built_at and not self._app.settings.auto_refresh:
             return 0
         fresh = self._app.index.freshness() if stats.built_at else None
         if fresh:
-            self._stale = None
             return 0  # the file watch saw no change since this process's last run: no scan needed
         interval = self._app.settings.refresh_interval
         if interval is None:  # a long-lived server answers bursts of searches; others check every time
@@ -228,34 +186,14 @@ class Engine:
         self._checked_at = now
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
-            with store.writing(wait_seconds=wait):
-                try:
-                    changed = self._refresh_once()
-                except (IndexCorrupt, IndexReplaced) as exc:  # set aside / reopened: build it again
-                    self._note_replaced(exc)
-                    changed = self._refresh_once()
-        except IndexLocked:  # another process is refreshing: search what is committed, and say so
-            self._stale = self._stale_notice("another process is refreshing the index", "locked")
-            return 0
-        except IndexUnwritable as exc:
-            if not stats.built_at:
-                raise
-            self._stale = self._stale_notice(f"the index could not be refreshed: {exc}", exc.reason)
-            return 0
-        self._stale = None
-        return changed
-
-    def _refresh_once(self) -> int:
-        changed = self._app.index.execute(IndexRequest(defer_substring_index=True), self.progress).changed
-        self._sync_embeddings(changed)
-        return changed
-
-    def _stale_notice(self, why: str, reason: str) -> Notice:
-        return Notice(
-            code=WarningCode.INDEX_STALE,
-            message=f"{why}; this answer is from the last committed index and may miss recent edits",
-            data={"reason": reason},
-        )
+            with self._app.store.writing(wait_seconds=wait):
+                changed = self._app.index.execute(
+                    IndexRequest(defer_substring_index=True), self.progress
+                ).changed
+                self._sync_embeddings(changed)
+                return changed
+        except IndexLocked:
+            return 0  # another process is refreshing; search what is committed
 
     def _sync_embeddings(self, changed: int) -> None:
         """Vectors for what the refresh changed, and once per Engine for what an earlier run left out (a
@@ -286,12 +224,6 @@ class Engine:
     ) -> Response:
         """`rewrite`: None lets the should_rewrite gate decide (when [query_rewrite] is enabled), True forces
         an LLM rewrite, False never asks; `data["plan"]["rewrite"]` says what happened."""
-        if not isinstance(query, str):
-            return Response.failure("search", ErrorCode.INVALID_ARGUMENT, "query must be a string")
-        if rewrite is not None and not isinstance(rewrite, bool):
-            return Response.failure(
-                "search", ErrorCode.INVALID_ARGUMENT, f"rewrite must be True, False or None, got {rewrite!r}"
-            )
         use_lint = self._app.settings.lint if lint is None else lint
         return self._search.execute(
             SearchRequest(
@@ -300,8 +232,8 @@ class Engine:
                 mode=mode,
                 lint=use_lint,
                 rewrite=rewrite,
-                regex=bool(regex),
-                code_pattern=bool(code_pattern),
+                regex=regex,
+                code_pattern=code_pattern,
             )
         )
 
@@ -388,6 +320,7 @@ class Engine:
             },
         )
 
+    @_guarded("stats", record=False)
     def stats(self, top: int = 10) -> Response:
         """What the telemetry of this segment adds up to (`ctx stats`); not itself recorded."""
         if self._app.stats is None:
@@ -422,7 +355,15 @@ class Engine:
         self.close()
 
 
-def open_engine(path: str = ".", **options: Any) -> Engine:
+def open_engine(path: str | os.PathLike[str] = ".", **options: Any) -> Engine:
     """Open the segment at `path`. Options override config.toml and TRIFECTA_* variables: db_path,
-    max_file_bytes, exclude, secret_patterns, workers, lint, auto_refresh, max_bytes_total, ..."""
+    max_file_bytes, exclude, secret_patterns, workers, lint, auto_refresh, max_bytes_total, ...
+    A `path` that is not a str or os.PathLike raises InvalidArgument; a folder that does not exist or a
+    setting that cannot be used raises ConfigError (both are ValueErrors)."""
+    wrong = problem("open", _OPEN, (path,), {})
+    if wrong:
+        raise wrong
     return Engine(bootstrap(str(path), options))
+
+
+_OPEN = inspect.signature(open_engine)

@@ -81,7 +81,8 @@ def test_no_telemetry_env_writes_nothing(sample_repo: Path) -> None:
 
 def test_stats_on_a_missing_segment_is_bad_input(tmp_path: Path) -> None:
     proc = run("ctx", "stats", "-s", str(tmp_path / "nope"), "--json")
-    assert proc.returncode == 2 and "not a directory" in proc.stderr and proc.stdout == ""
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+    assert json.loads(proc.stdout)["errors"][0]["code"] == "SEGMENT_NOT_FOUND"  # --json: always an envelope
 
 
 def test_each_public_engine_call_leaves_one_event(sample_repo: Path) -> None:

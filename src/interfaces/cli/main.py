@@ -79,19 +79,16 @@ class StderrProgress:
             sys.stderr.write(f"{phase}: {done}/{total} {unit} ({now - self.started:.1f}s)\n")
 
 
-def _fail(message: str, code: int = 2) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _engine(segment: str, **options: Any) -> Engine:
-    from ...infrastructure.config import ConfigError
+    """The Engine of SEGMENT. A folder that is not there, a config that cannot be used or an index that
+    cannot be opened raises; `main()` answers it (an envelope with --json, one line without)."""
+    import os
+
     from ..facade import open_engine
 
-    try:
-        engine = open_engine(segment, **options)
-    except ConfigError as exc:
-        _fail(str(exc))
+    if not os.path.isdir(segment):
+        raise SegmentNotFound(f"segment {segment!r} is not a directory: give the repository's folder")
+    engine = open_engine(segment, **options)
     engine.progress = StderrProgress()
     engine.origin = "cli"  # telemetry tells CLI calls from MCP and library ones
     return engine
@@ -125,25 +122,25 @@ def index_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or refresh the index of SEGMENT (incremental unless --full)."""
-    from ...domain.contract import ErrorCode, Response
-    from ...infrastructure.sqlite_store import IndexLocked
+    from ...domain.contract import Response
 
     engine = _engine(segment)
     try:
         report = engine.index(progress=StderrProgress(), full=full)
-    except IndexLocked as exc:
-        _emit(Response.failure("index", ErrorCode.INDEX_LOCKED, str(exc)), as_json)
+    except Exception as exc:  # IndexLocked, INDEX_UNWRITABLE, ...: an envelope, never a traceback
+        _emit(_failure("index", exc), as_json)
     finally:
         status = engine.status()
         engine.close()
-    data = {**report.to_data(), "index": dict(status.data)}
+    index = dict(status.data)
+    data = {**report.to_data(), "index": index}
     if as_json:
-        _emit(Response.success("index", data), True)
+        _emit(Response.success("index", data).with_warnings(status.warnings), True)
     skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items()) or "none"
     typer.echo(
         f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_deleted} removed) "
-        f"in {report.seconds:.2f}s; {status.data['files']} files, {status.data['symbols']} symbols in "
-        f"{status.data['db_path']}; parse errors {report.parse_errors}; skipped: {skipped}"
+        f"in {report.seconds:.2f}s; {index.get('files', '?')} files, {index.get('symbols', '?')} symbols in "
+        f"{index.get('db_path', engine.db_path)}; parse errors {report.parse_errors}; skipped: {skipped}"
     )
     if report.embeddings is not None:
         emb = report.embeddings
@@ -455,13 +452,93 @@ def _write_eval(data: Mapping[str, Any]) -> None:
     raise typer.Exit(0)
 
 
+# --------------------------------------------------------------------------- the boundary
+class SegmentNotFound(Exception):
+    """--segment names no folder: SEGMENT_NOT_FOUND (exit 2)."""
+
+
+# click's exceptions, from the click that typer runs on (typer 0.28 vendors its own copy as typer._click)
+_CLICK = sys.modules[typer.BadParameter.__module__]
+
+# the envelope `kind` of each command, for failures that happen before the command answers
+_KINDS = {"get": "source", "symbols": "skeleton", "classify": "classification"}
+
+
+def _kind(args: list[str]) -> str:
+    """The envelope kind of the command named in ARGS (`ctx search ...` -> "search")."""
+    words = [a for a in args[:2] if not a.startswith("-")]
+    if words and words[0] in ("ctx", "ast"):
+        words = words[1:]
+    return _KINDS.get(words[0], words[0]) if words else "cli"
+
+
+def _failure(kind: str, exc: BaseException) -> Response:
+    """The envelope for a failure that escaped: a usage error or a bad config is INVALID_ARGUMENT, a
+    named failure (CodedError) keeps its code, anything else is INTERNAL_ERROR with its traceback in data."""
+    import traceback
+
+    from ...application.ports import CodedError
+    from ...domain.contract import ErrorCode, Response
+    from ...infrastructure.config import ConfigError
+
+    if isinstance(exc, _CLICK.UsageError):
+        param = getattr(exc, "param", None)
+        context = getattr(exc, "ctx", None)
+        data: dict[str, Any] = {"usage": context.get_usage()} if context is not None else {}
+        named = (getattr(param, "opts", None) or [getattr(param, "name", None)])[0] if param else None
+        if named or getattr(exc, "option_name", None):
+            data["argument"] = named or exc.option_name
+        return Response.failure(kind, ErrorCode.INVALID_ARGUMENT, exc.format_message(), error_data=data)
+    from ...infrastructure.sqlite_store import IndexLocked
+
+    if isinstance(exc, IndexLocked):
+        return Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
+    if isinstance(exc, SegmentNotFound):
+        return Response.failure(kind, ErrorCode.SEGMENT_NOT_FOUND, str(exc))
+    if isinstance(exc, CodedError):
+        return Response.failure(kind, exc.code, str(exc), error_data=exc.data)
+    if isinstance(exc, ConfigError):
+        return Response.failure(kind, ErrorCode.INVALID_ARGUMENT, str(exc))
+    return Response.failure(
+        kind,
+        ErrorCode.INTERNAL_ERROR,
+        f"{type(exc).__name__}: {exc}",
+        error_data={"traceback": traceback.format_exc(limit=8)},
+    )
+
+
 from .trust import trust_cmd  # noqa: E402 - registered after the app it joins
 
 app.command("trust")(trust_cmd)
 
 
-def main() -> None:
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """The `trifecta` command. Nothing escapes as a traceback: with `--json` (anywhere on the line, even
+    after the bad option) every failure, usage errors included, is one envelope on stdout with the message
+    on stderr; without it, usage errors print as typer prints them and other failures as one line. Exit
+    codes: 0 an answer, 2 bad input, 1 an internal failure."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    try:
+        # with --json, click hands usage errors to us instead of printing them
+        code = app(args=args, standalone_mode=not as_json)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        code = 1
+    except _CLICK.ClickException as exc:  # only with --json: standalone mode prints its own
+        code = _answer_failure(_failure(_kind(args), exc), as_json, exc.exit_code)
+    except Exception as exc:
+        code = _answer_failure(_failure(_kind(args), exc), as_json)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _answer_failure(response: Response, as_json: bool, code: int | None = None) -> int:
+    from ..render import exit_code, write_errors, write_json
+
+    if as_json:
+        write_json(response)
+    write_errors(response)
+    return exit_code(response) if code is None else code
 
 
 if __name__ == "__main__":
