@@ -34,8 +34,8 @@ from ..application.search import SearchRequest
 from ..application.stats import StatsRequest
 from ..application.telemetry import build_event
 from ..application.zoom_ast import SnippetRequest, SymbolsRequest
-from ..domain.contract import ErrorCode, Notice, Response
-from ..infrastructure.sqlite_store import IndexLocked
+from ..domain.contract import ErrorCode, Notice, Response, WarningCode
+from ..infrastructure.sqlite_store import IndexCorrupt, IndexLocked, IndexReplaced, IndexUnwritable
 from ..infrastructure.telemetry import timestamp
 from .arguments import problem
 from .bootstrap import App, bootstrap, search_use_case
@@ -143,13 +143,43 @@ class Engine:
         self._checked_at = float("-inf")  # when the last freshness check ran (time.monotonic)
         self._embed_retry_at = 0.0
         self._embeddings_checked = False
+        self._stale: Notice | None = None  # the last refresh could not run: answers come from the last commit
+        self._events: list[Notice] = []  # what happened to the index since the last answer (told once)
+        self._told_rebuild: dict[str, str] | None = None  # the store's rebuild already told
 
     def _notices(self) -> list[Notice]:
         """What every answer of this Engine should carry as envelope warnings right now (the index was
         rebuilt, is read-only or may be stale; the segment's config set what only the user may set)."""
         from ..infrastructure.config import untrusted_notice
 
-        return [n for n in (untrusted_notice(self._app.settings),) if n is not None]
+        return [n for n in (untrusted_notice(self._app.settings),) if n is not None] + self._index_notices()
+
+    def _index_notices(self) -> list[Notice]:
+        """The index was rebuilt or replaced (told once), is read-only, or the last refresh could not run."""
+        store = self._app.store
+        notices, self._events = self._events, []
+        if store.rebuilt is not None and store.rebuilt is not self._told_rebuild:
+            self._told_rebuild = store.rebuilt
+            kept = store.rebuilt["kept"]
+            notices.append(
+                Notice(
+                    code=WarningCode.INDEX_REBUILT,
+                    message=f"the index was rebuilt ({store.rebuilt['detail']})"
+                    + (f"; the damaged file was kept as {kept}" if kept else ""),
+                    data=dict(store.rebuilt),
+                )
+            )
+        if store.read_only:
+            notices.append(
+                Notice(
+                    code=WarningCode.INDEX_READ_ONLY,
+                    message=f"the index {store.path} cannot be written: searched as it is, not refreshed",
+                    data={"path": str(store.path)},
+                )
+            )
+        if self._stale is not None:
+            notices.append(self._stale)
+        return notices
 
     @property
     def segment(self) -> str:
@@ -162,20 +192,55 @@ class Engine:
     # ------------------------------------------------------------------ index
     @_recorded
     def index(self, progress: ProgressSink | None = None, *, full: bool = False) -> IndexReport:
-        """Build or refresh the index. Waits for another indexer of the same segment, then raises IndexLocked."""
-        with self._app.store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
-            report = self._app.index.execute(IndexRequest(full=full), progress)
-            if self._app.embed is not None:  # vectors follow the chunks; a failed embedder is reported
-                embedded = self._app.embed.execute(EmbedRequest(full=full), progress)
-                report = attrs.evolve(report, embeddings=embedded)
-            return report
+        """Build or refresh the index, then check the file (`PRAGMA quick_check`). Waits for another indexer
+        of the same segment, then raises IndexLocked; IndexUnwritable when it cannot be written. A file found
+        damaged, or replaced by another process during the run, is indexed again from scratch once (the
+        next answer carries INDEX_REBUILT or INDEX_REPLACED)."""
+        store = self._app.store
+        with store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
+            try:
+                report = self._index_checked(progress, full=full)
+            except (IndexCorrupt, IndexReplaced) as exc:
+                self._note_replaced(exc)
+                report = self._index_checked(progress, full=True)
+        self._stale = None
+        return report
+
+    def _index_checked(self, progress: ProgressSink | None, *, full: bool) -> IndexReport:
+        report = self._app.index.execute(IndexRequest(full=full), progress)
+        if self._app.embed is not None:  # vectors follow the chunks; a failed embedder is reported
+            embedded = self._app.embed.execute(EmbedRequest(full=full), progress)
+            report = attrs.evolve(report, embeddings=embedded)
+        self._app.store.verify()  # silent damage (flipped bytes) is found here, not by a later search
+        if self._app.store.replaced():
+            raise IndexReplaced(self._app.store.path)
+        return report
+
+    def _note_replaced(self, exc: Exception) -> None:
+        """After IndexReplaced: tell the next answer, and open the file now at the path."""
+        if isinstance(exc, IndexReplaced):
+            self._events.append(
+                Notice(
+                    code=WarningCode.INDEX_REPLACED,
+                    message="another process replaced or deleted the index file during this run; the run "
+                    "was repeated into the file now in place",
+                    data={"path": str(self._app.store.path)},
+                )
+            )
+            self._app.store.reopen()
 
     def _refresh(self) -> int:
-        stats = self._app.store.stats()
+        store = self._app.store
+        if store.replaced():  # another process rebuilt the file: read the new one
+            store.reopen()
+        stats = store.stats()
+        if store.read_only:
+            return 0  # searched as it is; every answer says INDEX_READ_ONLY
         if stats.built_at and not self._app.settings.auto_refresh:
             return 0
         fresh = self._app.index.freshness() if stats.built_at else None
         if fresh:
+            self._stale = None
             return 0  # the file watch saw no change since this process's last run: no scan needed
         interval = self._app.settings.refresh_interval
         if interval is None:  # a long-lived server answers bursts of searches; others check every time
@@ -186,14 +251,34 @@ class Engine:
         self._checked_at = now
         wait = 0.0 if stats.built_at else INDEX_LOCK_WAIT_SECONDS  # no index yet: wait for the other builder
         try:
-            with self._app.store.writing(wait_seconds=wait):
-                changed = self._app.index.execute(
-                    IndexRequest(defer_substring_index=True), self.progress
-                ).changed
-                self._sync_embeddings(changed)
-                return changed
-        except IndexLocked:
-            return 0  # another process is refreshing; search what is committed
+            with store.writing(wait_seconds=wait):
+                try:
+                    changed = self._refresh_once()
+                except (IndexCorrupt, IndexReplaced) as exc:  # set aside / reopened: build it again
+                    self._note_replaced(exc)
+                    changed = self._refresh_once()
+        except IndexLocked:  # another process is refreshing: search what is committed, and say so
+            self._stale = self._stale_notice("another process is refreshing the index", "locked")
+            return 0
+        except IndexUnwritable as exc:
+            if not stats.built_at:
+                raise
+            self._stale = self._stale_notice(f"the index could not be refreshed: {exc}", exc.reason)
+            return 0
+        self._stale = None
+        return changed
+
+    def _refresh_once(self) -> int:
+        changed = self._app.index.execute(IndexRequest(defer_substring_index=True), self.progress).changed
+        self._sync_embeddings(changed)
+        return changed
+
+    def _stale_notice(self, why: str, reason: str) -> Notice:
+        return Notice(
+            code=WarningCode.INDEX_STALE,
+            message=f"{why}; this answer is from the last committed index and may miss recent edits",
+            data={"reason": reason},
+        )
 
     def _sync_embeddings(self, changed: int) -> None:
         """Vectors for what the refresh changed, and once per Engine for what an earlier run left out (a
