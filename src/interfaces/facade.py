@@ -62,9 +62,7 @@ def _guarded(kind: str, *, record: bool = True) -> Callable[[F], F]:
             try:
                 wrong = problem(method.__name__, signature, (self, *args), kwargs)
                 response = _coded(kind, wrong) if wrong else method(self, *args, **kwargs)
-            except IndexLocked as exc:  # named before it was a CodedError; kept for that reason
-                response = Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
-            except CodedError as exc:  # INDEX_UNWRITABLE, a refused read, ...
+            except CodedError as exc:  # INDEX_LOCKED, INDEX_UNWRITABLE, a refused read, ...
                 response = _coded(kind, exc)
             except Exception as exc:
                 response = Response.failure(
@@ -115,9 +113,7 @@ def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
                 raise wrong
             result = method(self, *args, **kwargs)
         except Exception as exc:
-            if isinstance(exc, IndexLocked):
-                failure = Response.failure("index", ErrorCode.INDEX_LOCKED, str(exc))
-            elif isinstance(exc, CodedError):
+            if isinstance(exc, CodedError):
                 failure = _coded("index", exc)
             else:
                 failure = Response.failure("index", ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")

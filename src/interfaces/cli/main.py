@@ -489,10 +489,6 @@ def _failure(kind: str, exc: BaseException) -> Response:
         if named or getattr(exc, "option_name", None):
             data["argument"] = named or exc.option_name
         return Response.failure(kind, ErrorCode.INVALID_ARGUMENT, exc.format_message(), error_data=data)
-    from ...infrastructure.sqlite_store import IndexLocked
-
-    if isinstance(exc, IndexLocked):
-        return Response.failure(kind, ErrorCode.INDEX_LOCKED, str(exc))
     if isinstance(exc, SegmentNotFound):
         return Response.failure(kind, ErrorCode.SEGMENT_NOT_FOUND, str(exc))
     if isinstance(exc, CodedError):
