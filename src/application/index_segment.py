@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from ..domain.code import FileState
+from ..domain.secrets import secret_kind
 from .embedding import EmbedReport
 from .ports import CodeParser, FileSource, FileUpdate, IndexWriter, ProgressSink, SourceFile
 
@@ -88,6 +89,9 @@ class IndexSegment:
         self._writer = writer
         self._clock = clock
         self._settled = False  # the last run completed and committed what its listing saw
+        # Files whose content holds a credential, by (size, mtime_ns) when it was read: while that stays
+        # the same they are skipped without being read again (for this process; a new one checks anew).
+        self._secret_stats: dict[str, tuple[int, int]] = {}
 
     def freshness(self) -> bool | None:
         """What a file-system watch says about the index, at the cost of a non-blocking read: True when
@@ -108,16 +112,21 @@ class IndexSegment:
         report = progress or _noop_progress
         scan = self._source.scan()
         skipped: Counter[str] = Counter(scan.skipped)
-        stored = {} if request.full else self._writer.file_states()
+        indexed = self._writer.file_states()
+        stored = {} if request.full else indexed
         candidates = [f for f in scan.files if self._parser.language_of(f.path) is not None]
         skipped["unsupported"] += len(scan.files) - len(candidates)
 
         present = {f.path for f in candidates}
-        deleted = sorted(set(stored) - present) if not request.full else []
-        if request.full:
-            deleted = sorted(set(self._writer.file_states()) - present)
+        deleted = sorted(set(indexed) - present)
         to_check = [f for f in candidates if _stat_changed(stored.get(f.path), f)]
         unchanged = len(candidates) - len(to_check)
+        known_secret = [f for f in to_check if self._secret_stats.get(f.path) == (f.size, f.mtime_ns)]
+        if known_secret:
+            skipped["secret"] += len(known_secret)
+            to_check = [f for f in to_check if self._secret_stats.get(f.path) != (f.size, f.mtime_ns)]
+        self._secret_stats = {f.path: (f.size, f.mtime_ns) for f in known_secret}
+        secret_removed: list[str] = []  # indexed before, holding a credential now
 
         # Read and hash what looks changed, lazily: the parser's workers draw on this while earlier files
         # are parsed and written. Content-identical files only get their stat data refreshed.
@@ -135,6 +144,13 @@ class IndexSegment:
                 if b"\x00" in data[:BINARY_SNIFF]:
                     skipped["binary"] += 1
                     continue
+                text = data.decode("utf-8", errors="replace")
+                if secret_kind(text) is not None:  # no chunk, no symbol: search never shows it
+                    skipped["secret"] += 1
+                    self._secret_stats[f.path] = (f.size, f.mtime_ns)
+                    if f.path in indexed:
+                        secret_removed.append(f.path)
+                    continue
                 digest = hashlib.sha256(data).hexdigest()
                 old = stored.get(f.path)
                 state = FileState(path=f.path, size=f.size, mtime_ns=f.mtime_ns, sha256=digest)
@@ -142,7 +158,6 @@ class IndexSegment:
                     touched.append(state)
                     unchanged += 1
                     continue
-                text = data.decode("utf-8", errors="replace")
                 states[f.path] = (state, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
                 yield f.path, text
 
@@ -169,9 +184,10 @@ class IndexSegment:
                 batch = []
                 last_commit = time.monotonic()
                 report(done, total, path)
-        if batch or touched:
+        if batch or touched or secret_removed:
             bulk = bulk or self._suspend_substring_index_for(done)
-            self._writer.apply(batch, [], touched)
+            self._writer.apply(batch, secret_removed, touched)
+        deleted += secret_removed
         if done or deleted or touched or request.full or not self._writer.has_completed_run():
             self._writer.finish_run(self._clock())  # a no-change refresh writes nothing
         searchable = time.perf_counter() - started
