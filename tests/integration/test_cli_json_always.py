@@ -207,3 +207,19 @@ def test_index_failing_with_any_exception_still_prints_an_envelope(
 def test_help_and_version_still_exit_zero_with_json_on_the_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _main(capsys, "ctx", "search", "--help", "--json")
     assert code == 0 and "--query" in out
+
+
+def test_the_bad_input_table_covers_every_command_with_json() -> None:
+    """A command added later joins BAD_INPUT (mcp speaks the protocol on stdout and has no --json)."""
+    groups = {"": cli.app, "ctx ": cli.ctx_app, "ast ": cli.ast_app}
+    commands = {
+        prefix + (command.name or command.callback.__name__)
+        for prefix, group in groups.items()
+        for command in group.registered_commands
+        if command.callback is not None
+        and "as_json" in command.callback.__code__.co_varnames[: command.callback.__code__.co_argcount]
+    }
+    covered = {
+        " ".join(w for w in line.split()[:2] if not w.startswith(("-", "{"))) for line, _, _ in BAD_INPUT
+    }
+    assert commands and commands <= covered, commands - covered
