@@ -132,7 +132,7 @@ _PLACEHOLDER_WORDS = (
     "redacted",
     "xxxx",
     "****",
-    "....",
+    "...",
     "<",
     "${",
     "{{",
@@ -143,6 +143,8 @@ _PLACEHOLDER_WORDS = (
 _CODE_CHARS = frozenset("()[]{}<>$%")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+")
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{2,}")
+_REGEX_CLASS = re.compile(r"0-9|a-z|A-Z|\\[dws]")
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 MIN_SECRET_CHARS = 10
 MIN_ENTROPY = 3.0  # bits per character
@@ -174,14 +176,18 @@ def looks_like_secret(value: str, *, quoted: bool, env_style: bool = False) -> b
     """Could this assigned value be a real credential rather than code, a placeholder or prose?"""
     if len(value) < MIN_SECRET_CHARS or any(c.isspace() for c in value) or is_placeholder(value):
         return False
-    if not any(c.isdigit() for c in value) or _SNAKE.fullmatch(value):
-        return False  # `password_confirmation`, `geheim$parole`, `test_schema_2`: words and names, not keys
+    if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value) or _SNAKE.fullmatch(value):
+        return False  # `password_confirmation`, `geheim$parole`, `test_schema_2`, `-2146893773`: not keys
+    if _REGEX_CLASS.search(value):
+        return False  # `r"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"`: a pattern
     if not quoted and not env_style:
         # in code an unquoted value is an expression: a call, an index, a dotted or snake_case name
         if any(c in _CODE_CHARS for c in value):
             return False
-        if _IDENTIFIER.fullmatch(value) and ("." in value or "_" in value):
-            return False
+        if _IDENTIFIER.fullmatch(value) and (
+            "." in value or "_" in value or len(_CAMEL_WORD.findall(value)) >= 2
+        ):
+            return False  # `self.token`, `next_token`, `Ed25519PrivateKey` (an annotation)
     classes = sum(
         (
             any(c.islower() for c in value),
@@ -245,6 +251,14 @@ def _assignment_candidates(text: str) -> Iterator[re.Match[str]]:
                 yield match
 
 
+def _whole_name(text: str, start: int, end: int) -> str:
+    """The key with the prefix the match left out (`DB_` of DB_PASSWORD), up to 64 characters."""
+    at = start
+    while at > max(0, start - 64) and (text[at - 1].isalnum() or text[at - 1] in "_-"):
+        at -= 1
+    return text[at:end]
+
+
 def _assignment_matches(text: str, *, strict: bool) -> Iterator[SecretMatch]:
     seen: set[int] = set()  # `secret_token = x` is found from both names
     for match in _assignment_candidates(text):
@@ -255,7 +269,10 @@ def _assignment_matches(text: str, *, strict: bool) -> Iterator[SecretMatch]:
         raw = match.group("value")
         value, quoted = _unquote(raw)
         if strict:
-            env_style = match.group("sep") == "=" and bool(_ENV_KEY.fullmatch(match.group("key")))
+            name = _whole_name(text, match.start(), match.end("key"))
+            if "public" in name.lower():
+                continue  # publicKeyToken: a key's name, but of a public one
+            env_style = match.group("sep") == "=" and bool(_ENV_KEY.fullmatch(name))
             if not looks_like_secret(value, quoted=quoted, env_style=env_style):
                 continue
         elif not value.strip() or value == REDACTED or value.lower() in ("bearer", "basic", "token"):

@@ -111,6 +111,12 @@ NOT_SECRETS = [
     "sk-learn-classifier-pipeline-component",
     "glpat-" + "x" * 20,
     'identity_token="test_schema_2"',
+    'publicKeyToken="1fc8b3b9a1e18e3b"',
+    "private_key: Ed25519PrivateKey | Ed448PrivateKey",
+    "    token: OAuth2Token",
+    "NTE_INCORRECT_PASSWORD: Final = -2146893773",
+    'token = r"[-!#$%&\'*+.^_`|~0-9a-zA-Z]+"',
+    'verify_token="eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9..."',
     "hf_hub_download_from_repository_name",
     "PASSWORD_FIELD = 'password_confirmation'",
 ]
