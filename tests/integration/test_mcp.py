@@ -389,8 +389,10 @@ def test_a_hung_call_answers_timeout_and_the_server_keeps_serving(tmp_path: Path
 
 
 def test_a_bad_time_limit_fails_before_serving(tmp_path: Path) -> None:
+    segment = tmp_path / "seg"  # a copy: opening a segment creates its .trifecta/, never in the fixture
+    shutil.copytree(FIXTURE, segment)
     proc = subprocess.run(
-        [sys.executable, "-m", "trifecta", "mcp", "--segment", str(FIXTURE)],
+        [sys.executable, "-m", "trifecta", "mcp", "--segment", str(segment)],
         capture_output=True,
         text=True,
         timeout=60,
