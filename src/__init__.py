@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Engine", "ErrorCode", "Response", "__version__", "open"]
+__all__ = ["ConfigError", "Engine", "ErrorCode", "InvalidArgument", "Response", "__version__", "open"]
 
 if TYPE_CHECKING:
     from .domain.contract import ErrorCode, Response
+    from .infrastructure.config import ConfigError
+    from .interfaces.arguments import InvalidArgument
     from .interfaces.facade import Engine
 
 
@@ -33,4 +35,12 @@ def __getattr__(name: str) -> Any:
         from .interfaces.facade import Engine
 
         return Engine
+    if name == "InvalidArgument":  # what open() and Engine.index() raise for a wrong argument (a ValueError)
+        from .interfaces.arguments import InvalidArgument
+
+        return InvalidArgument
+    if name == "ConfigError":  # what open() raises for a setting that cannot be used (a ValueError)
+        from .infrastructure.config import ConfigError
+
+        return ConfigError
     raise AttributeError(name)

@@ -13,7 +13,8 @@ def sample_repo(tmp_path: Path) -> Path:
     """tests/fixtures/sample_repo in a fresh temp dir, plus the files the indexer must skip (made here,
     because git would not keep them in the fixture: ignored, generated, secret, binary)."""
     dest = tmp_path / "repo"
-    shutil.copytree(FIXTURES / "sample_repo", dest)
+    # never a .trifecta/ a stray run may have left in the fixture: every test starts without an index
+    shutil.copytree(FIXTURES / "sample_repo", dest, ignore=shutil.ignore_patterns(".trifecta"))
     (dest / ".gitignore").write_text("ignored_dir/\n*.log\n")
     (dest / "ignored_dir").mkdir()
     (dest / "ignored_dir" / "hidden.py").write_text("def hidden_function():\n    pass\n")
