@@ -53,9 +53,10 @@ SCHEMA_VERSION = "6"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
-# Ranked with the weights named in each query: FTS5's stored `rank` setting would have to be written, and a
-# reader writing it on open collided with the indexer ("SQL logic error").
-_BM25 = f"bm25(chunks_fts, {', '.join(map(str, FIELD_WEIGHTS))})"
+# Ranked with the weights named in each query (`rank MATCH`, FTS5's per-query ranking function; as fast as
+# the stored setting, which would have to be written, and a reader writing it on open collided with the
+# indexer: "SQL logic error").
+_RANK = f"bm25({', '.join(map(str, FIELD_WEIGHTS))})"
 # How long a statement waits for another process's write lock before INDEX_LOCKED (TRIFECTA_BUSY_TIMEOUT
 # overrides it). Readers never wait: WAL lets them read the last commit while a writer works.
 BUSY_TIMEOUT_SECONDS = 5.0
@@ -838,9 +839,9 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     def _ranked(self, expr: str, limit: int) -> list[ScoredChunk]:
         rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, -{_BM25} AS score FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
-            (expr, limit),
+            f"SELECT {_CHUNK_COLS}, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
+            "WHERE chunks_fts MATCH ? AND f.rank MATCH ? ORDER BY f.rank LIMIT ?",
+            (expr, _RANK, limit),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import trifecta
-from trifecta.infrastructure.sqlite_store import IndexUnwritable, SqliteIndex
+from trifecta.infrastructure.sqlite_store import FIELD_WEIGHTS, IndexUnwritable, SqliteIndex
 
 _SCRIPT = Path(sys.executable).parent / "trifecta"
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "trifecta"]
@@ -443,9 +443,23 @@ def test_a_rebuilt_index_ranks_with_the_field_weights(segment: Path) -> None:
         Path(f"{db}{sibling}").unlink(missing_ok=True)
     out, _ = cli("ctx", "search", "--segment", str(segment), "-q", "reconcile", "--no-lint")
     assert "INDEX_REBUILT" in warnings_of(out)
-    assert out["data"]["hits"][0]["symbol"] == "reconcile"  # the name outweighs three mentions in a body
+    assert out["data"]["hits"][0]["symbol"] == "reconcile"
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT count(*) FROM chunks_fts_config WHERE k='rank'").fetchone()[0] == 0
+    weights = ", ".join(map(str, FIELD_WEIGHTS))
+    expected = {
+        body: (-weighted, -plain)
+        for body, weighted, plain in conn.execute(
+            f"SELECT c.body, bm25(chunks_fts, {weights}), bm25(chunks_fts) FROM chunks_fts f "
+            "JOIN chunks c ON c.rowid = f.rowid WHERE chunks_fts MATCH 'reconcile'"
+        )
+    }
+    conn.close()
+    store = SqliteIndex(db)
+    found = store.search_terms([["reconcile"]], require_all=True, limit=5)
+    store.close()
+    assert found and all(sc.score == pytest.approx(expected[sc.chunk.body][0]) for sc in found)
+    assert any(sc.score != pytest.approx(expected[sc.chunk.body][1]) for sc in found)  # not unweighted
 
 
 # ------------------------------------------------------------------------------------------------ replaced
