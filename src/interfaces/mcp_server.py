@@ -40,6 +40,7 @@ from pydantic import Field, ValidationError
 from typing_extensions import TypedDict
 
 from .. import __version__
+from ..application.ports import CodedError
 from ..domain.contract import ErrorCode, Response
 
 if TYPE_CHECKING:
@@ -339,6 +340,8 @@ class TrifectaMCP:
                     "trifecta mcp --call-timeout / --index-timeout)",
                     error_data={"timeout_seconds": limit},
                 )
+            except CodedError as exc:
+                response = Response.failure(kind, exc.code, str(exc), error_data=exc.data)
             except Exception as exc:
                 response = Response.failure(kind, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
         return to_result(response)
@@ -488,12 +491,10 @@ def _classify(query: str) -> Response:
 
 
 def _reindex(engine: Engine, full: bool) -> Response:
-    from ..infrastructure.sqlite_store import IndexLocked
-
     try:
         report = engine.index(progress=None, full=full)
-    except IndexLocked as exc:
-        return Response.failure("index", ErrorCode.INDEX_LOCKED, str(exc))
+    except CodedError as exc:  # INDEX_LOCKED, INDEX_UNWRITABLE, INVALID_ARGUMENT: named, never internal
+        return Response.failure("index", exc.code, str(exc), error_data=exc.data)
     status = engine.status()
     data = {**report.to_data(), "index": dict(status.data)}
     return Response.success("index", data)
