@@ -24,11 +24,11 @@ from typing import Any
 import attrs
 
 from ..domain.contract import Response
+from ..domain.secrets import REDACTED, redact
 
 EVENT_VERSION = 1
 MAX_QUERY_CHARS = 200
 MAX_TEXT_CHARS = 300
-REDACTED = "[REDACTED]"
 LINTER_CLASSES = ("vague", "semi", "guided", "disabled")
 EXPANSION_COUNTER = "ctx_search_linter_expansion_count"
 COUNTER_NAMES = (EXPANSION_COUNTER, *(f"ctx_search_linter_class_{c}_count" for c in LINTER_CLASSES))
@@ -45,26 +45,8 @@ COMMANDS: Mapping[str, str] = {
     "status": "status",
 }
 
-_SECRETS = (
-    # key = value pairs whose key names a credential: keep the key, drop the value
-    re.compile(
-        r"(?i)\b((?:api[_-]?key|access[_-]?key|secret|token|passw(?:or)?d|pwd|auth(?:orization)?|"
-        r"client[_-]?secret|private[_-]?key)\w*\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|\S+)"
-    ),
-    re.compile(r"(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)"),
-    re.compile(r"(://)([^/\s:@]+:[^/\s@]+)(@)"),  # user:password@ in a URL
-)
-_TOKENS = re.compile(
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r"|\bsk-[A-Za-z0-9_-]{16,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_\w{20,}"
-    r"|\bAKIA[0-9A-Z]{16}\b"
-    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"
-    r"|\bAIza[0-9A-Za-z_-]{30,}"
-    r"|\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JWT
-)
-# 32+ characters of letters and digits well mixed, with no `_` or `/` (which identifiers and paths have):
-# a key or a hash, not a word.
+# A last resort after the known formats: 32+ characters of letters and digits well mixed, with no `_` or `/`
+# (which identifiers and paths have): a key or a hash, not a word.
 _OPAQUE = re.compile(r"[A-Za-z0-9+=-]{32,}")
 
 
@@ -76,11 +58,9 @@ def _opaque(match: re.Match[str]) -> str:
 
 
 def scrub_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    """Credentials out, then cut to `limit` characters (with an ellipsis when cut)."""
-    for pattern in _SECRETS:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED + (m.group(3) if m.lastindex == 3 else ""), text)
-    text = _TOKENS.sub(REDACTED, text)
-    text = _OPAQUE.sub(_opaque, text)
+    """Credentials out (the formats of domain/secrets.py, then opaque keys and hashes), then cut to `limit`
+    characters (with an ellipsis when cut). Redacting first means a cut never leaves half a secret."""
+    text = _OPAQUE.sub(_opaque, redact(text, REDACTED))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -222,7 +222,7 @@ def _continues_word(text: str, at: int) -> bool:
     return at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")
 
 
-def _token_matches(text: str) -> Iterator[SecretMatch]:
+def _token_matches(text: str, *, strict: bool = True) -> Iterator[SecretMatch]:
     for rule in _TOKEN_RULES:
         for anchor in rule.anchors:
             for found in _occurrences(text, anchor):
@@ -234,7 +234,9 @@ def _token_matches(text: str) -> Iterator[SecretMatch]:
                     continue
                 start, end = match.span(rule.group)
                 value = text[start:end]
-                if _passes(rule.check, value) and len(set(value)) >= MIN_DISTINCT and "EXAMPLE" not in value:
+                if not strict or (
+                    _passes(rule.check, value) and len(set(value)) >= MIN_DISTINCT and "EXAMPLE" not in value
+                ):
                     kind = "anthropic_key" if value.startswith("sk-ant-") else rule.kind
                     yield SecretMatch(kind, start, end)
 
@@ -275,7 +277,7 @@ def _assignment_matches(text: str, *, strict: bool) -> Iterator[SecretMatch]:
             env_style = match.group("sep") == "=" and bool(_ENV_KEY.fullmatch(name))
             if not looks_like_secret(value, quoted=quoted, env_style=env_style):
                 continue
-        elif not value.strip() or value == REDACTED or value.lower() in ("bearer", "basic", "token"):
+        elif not value.strip() or value.startswith(REDACTED) or value.lower() in ("bearer", "basic", "token"):
             continue
         yield SecretMatch("secret_assignment", start, start + len(raw))
 
@@ -283,8 +285,10 @@ def _assignment_matches(text: str, *, strict: bool) -> Iterator[SecretMatch]:
 def find_secrets(text: str, *, strict: bool = True) -> Iterator[SecretMatch]:
     """Every credential in `text`: known formats first, then assignments to secret-named keys (all of
     them when `strict` is false, only believable values when it is true)."""
-    yield from _token_matches(text)
+    yield from _token_matches(text, strict=strict)
     yield from _assignment_matches(text, strict=strict)
+    if not strict:
+        yield from _loose_matches(text)
 
 
 def secret_kind(text: str) -> str | None:
@@ -294,12 +298,29 @@ def secret_kind(text: str) -> str | None:
     return None
 
 
+# Only for `redact`: forms too loose to decide that a file holds a secret, but never worth keeping in text
+# people read. An auth scheme's credential anywhere (not only after `Authorization:`), and a URL's password.
+_SCHEME_CREDENTIAL = re.compile(r"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/-]{8,}=*)")
+_URL_PASSWORD = re.compile(r"://[^/\s:@]+:([^/\s@]+)@")
+
+
+def _loose_matches(text: str) -> Iterator[SecretMatch]:
+    for match in _SCHEME_CREDENTIAL.finditer(text):
+        if not match.group(1).isalpha():  # `bearer authentication` is words
+            yield SecretMatch("bearer_token", *match.span(1))
+    for match in _URL_PASSWORD.finditer(text):
+        yield SecretMatch("url_password", *match.span(1))
+
+
 def redact(text: str, placeholder: str = REDACTED) -> str:
-    """`text` with every credential value replaced by `placeholder` (keys and surrounding text kept)."""
-    spans = sorted((m.start, m.end) for m in _token_matches(text))
+    """`text` with every credential value replaced by `placeholder` (keys and surrounding text kept).
+    Known formats go first, so a PEM body or `Authorization: Bearer <token>` goes whole; then the loose
+    forms and every value of a secret-named key, whatever it looks like."""
+    spans = sorted((m.start, m.end) for m in _token_matches(text, strict=False))
     if spans:
         text = _replace(text, spans, placeholder)
-    spans = sorted((m.start, m.end) for m in _assignment_matches(text, strict=False))
+    found = [*_loose_matches(text), *_assignment_matches(text, strict=False)]
+    spans = sorted((m.start, m.end) for m in found)
     return _replace(text, spans, placeholder) if spans else text
 
 

@@ -4,15 +4,19 @@ the settings that turn it off, and the pure aggregation behind `ctx stats`."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trifecta.application.stats import StatsRequest, StatsUseCase, percentile, summarize
 from trifecta.application.telemetry import (
     COUNTER_NAMES,
     REDACTED,
+    LinterFacts,
     TelemetryEvent,
     build_event,
     scrub_arguments,
@@ -20,7 +24,7 @@ from trifecta.application.telemetry import (
 )
 from trifecta.domain.contract import ErrorCode, Response
 from trifecta.infrastructure.config import ConfigError, load_settings
-from trifecta.infrastructure.telemetry import JsonlTelemetry, NullTelemetry
+from trifecta.infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
 
 
 def search_response(hits: int, lint: dict[str, Any] | None = None, route: str = "semantic") -> Response:
@@ -42,21 +46,89 @@ VAGUE_EXPANDED = {
 
 
 # ------------------------------------------------------------------ scrubbing
-@pytest.mark.parametrize(
-    "secret",
-    [
-        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-        "sk-proj-ABCDEFGHIJKLMNOPqrstuvwx",
-        "AKIAIOSFODNN7EXAMPLE",
-        "xoxb-123456789012-abcdefghij",
-        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-    ],
-)
-def test_tokens_are_redacted(secret: str) -> None:
-    scrubbed = scrub_text(f"why does {secret} fail")
+# Fake credentials are assembled from pieces, so this file does not itself look like it holds any.
+B64 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
+PEM = "-----" + "BEGIN RSA PRIVATE KEY-----\n" + f"{B64}\n" * 3 + "-----" + "END RSA PRIVATE KEY-----"
+PEM_JSON = PEM.replace("\n", "\\n")
+GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+# (a form a credential takes in a query or argument, the secret value that must not survive scrubbing):
+# the audit found 11 of its 21 forms kept in clear; every one is here, and more.
+SECRET_FORMS = [
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7Rk2Lm9a", "wJalrXUtnFEMI/K7MDENG"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7Rk2Lm9a", "bPxRfiCYzQ7Rk2Lm9a"),
+    ("DB_PASSWORD=hunter2", "hunter2"),
+    ("MY_APP_TOKEN=abc123def456", "abc123def456"),
+    ("password=hunter2", "hunter2"),
+    ("api_key: 'abc def'", "abc def"),
+    ('client_secret = "Zq8Xw7Vu6Ts5Rq4Po3"', "Zq8Xw7Vu6Ts5Rq4Po3"),
+    ('{"db_password": "Tr0ub4dor&3"}', "Tr0ub4dor&3"),
+    ("token: s3cr3tValue123", "s3cr3tValue123"),
+    ("--password=Xk9mP2qL7vRt", "Xk9mP2qL7vRt"),
+    ("sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("rk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("glpat-" + "xY3zA5bC7dE9fG1hJ3kL", "xY3zA5bC7dE9fG1hJ3kL"),
+    (
+        "pypi-AgEIcHlwaS5vcmc" + "CJDU3ZmMzNWRhLTU2YzctNGI1Yy1hNWYzLTk1ZGI5NjQ1ZDFiNgACKlsz",
+        "CJDU3ZmMzNWRhLTU2",
+    ),
+    ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"),
+    (PEM, B64[:24]),
+    (f'"private_key": "{PEM_JSON}"', B64[:24]),
+    ("Authorization: Bearer " + "Ab3De5Gh7Jk9Mn1Pq3St", "Ab3De5Gh7Jk9Mn1Pq3St"),
+    ("-H 'Authorization: Bearer " + "abcdefghijklmnopqrst.uvwxyz'", "abcdefghijklmnopqrst"),
+    ("Bearer abcdefgh1234", "abcdefgh1234"),
+    ("Authorization: Basic " + "dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"),
+    (GH, GH),
+    ("gho_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
+    ("github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF", "11ABCDEFG0123456789"),
+    ("AKIA" + "IOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),
+    ("xoxb-" + "123456789012-abcdefghij", "123456789012-abcdefghij"),
+    ("sk-proj-" + "ABCDEFGHIJKLMNOPqrstuvwx", "ABCDEFGHIJKLMNOPqrstuvwx"),
+    ("sk-ant-api03-" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Ef3Gh5Jk7", "Ab3De5Gh7Jk9Mn1Pq3St5Vw7"),
+    ("AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "SyA1b2C3d4E5f6G7h8I9j0"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jV",
+    ),
+    ("npm_" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Ef3Gh5", "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1Ef3Gh5"),
+    ("SG." + "Ab3De5Gh7Jk9Mn1Pq3St5V.w7Yz9Bc1Ef3Gh5Jk7Lm9Np1Qr3St5Vw7Yz9Bc1Ef3Gh", "w7Yz9Bc1Ef3Gh5Jk7Lm9"),
+    ("https://bob:s3cret@example.com/x", "s3cret"),
+    ("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "9f86d081884c7d659a2f"),
+]
+
+
+@pytest.mark.parametrize(("form", "secret"), SECRET_FORMS, ids=[f[:24] for f, _ in SECRET_FORMS])
+def test_every_secret_form_is_redacted_in_a_query(form: str, secret: str) -> None:
+    scrubbed = scrub_text(f"why does {form} fail in login()", limit=10_000)
     assert secret not in scrubbed and REDACTED in scrubbed
-    assert scrubbed.startswith("why does ") and scrubbed.endswith(" fail")
+    assert scrubbed.startswith("why does ") and scrubbed.endswith(" fail in login()")
+    args = scrub_arguments({"query": f"why does {form} fail", "path": form})
+    assert secret not in json.dumps(args)  # the query's 200-character cut comes after redaction
+
+
+def test_a_secret_at_the_cut_is_redacted_whole() -> None:
+    query = "x" * 190 + " " + GH
+    scrubbed = scrub_text(query, limit=200)
+    assert GH[:8] not in scrubbed and len(scrubbed) <= 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=2000), st.integers(min_value=1, max_value=500))
+def test_scrubbing_never_raises_and_never_exceeds_its_limit(text: str, limit: int) -> None:
+    assert len(scrub_text(text, limit)) <= limit
+    scrub_arguments({"query": text, "path": text, "n": limit})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([f for f, _ in SECRET_FORMS] + ["=", ":", " ", "\n", "password", "x"]), max_size=30
+    )
+)
+def test_scrubbing_mixed_secret_forms_never_raises(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert len(scrub_text(text, 100_000)) <= len(text) + 20 * len(REDACTED) * (len(parts) + 1)
 
 
 def test_credential_values_are_redacted_but_keys_kept() -> None:
@@ -217,6 +289,81 @@ def test_malformed_lines_and_counters_are_ignored(tmp_path: Path) -> None:
     assert list(sink.events()) == [{"command": "ctx.get", "took_ms": 1}]
     assert sink.counters() == {"a": 1}
     assert list(NullTelemetry().events()) == [] and NullTelemetry().counters() == {}
+
+
+# ------------------------------------------------------------------ a hostile repository's links
+def record_all(sink: JsonlTelemetry) -> None:
+    linter = LinterFacts(query_class="vague", expanded=True)
+    for i in range(5):
+        sink.record(event(i, command="ctx.search", linter=linter))  # counters too
+
+
+def segment_sink(tmp_path: Path) -> tuple[Path, JsonlTelemetry]:
+    segment = tmp_path / "repo"
+    (segment / ".trifecta").mkdir(parents=True)
+    return segment, JsonlTelemetry(telemetry_dir(segment), max_bytes=300, backups=1)
+
+
+def test_a_telemetry_folder_that_is_a_symlink_is_not_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    segment, sink = segment_sink(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (segment / ".trifecta" / "telemetry").symlink_to(elsewhere)
+    record_all(sink)
+    assert list(elsewhere.iterdir()) == []
+    assert list(sink.events()) == [] and sink.counters() == {} and sink.files() == []
+    assert capsys.readouterr().err.count("symbolic link") == 1  # said once, then quiet
+
+
+def test_a_trifecta_folder_that_is_a_symlink_is_not_written_through(tmp_path: Path) -> None:
+    segment = tmp_path / "repo"
+    segment.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (segment / ".trifecta").symlink_to(elsewhere)
+    record_all(JsonlTelemetry(telemetry_dir(segment)))
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name", ["events.jsonl", "events.1.jsonl", "counters.json", "counters.json.tmp", ".lock"]
+)
+def test_telemetry_files_that_are_symlinks_to_user_files_are_never_written(tmp_path: Path, name: str) -> None:
+    segment, sink = segment_sink(tmp_path)
+    folder = telemetry_dir(segment)
+    folder.mkdir()
+    user_file = tmp_path / "notes.txt"
+    user_file.write_text("my own notes\n")
+    (folder / name).symlink_to(user_file)
+    record_all(sink)
+    assert user_file.read_text() == "my own notes\n"
+    assert "my own notes" not in json.dumps(list(sink.events()))
+
+
+def test_a_telemetry_file_hard_linked_to_a_user_file_is_not_written(tmp_path: Path) -> None:
+    segment, sink = segment_sink(tmp_path)
+    folder = telemetry_dir(segment)
+    folder.mkdir()
+    user_file = tmp_path / "notes.txt"
+    user_file.write_text("my own notes\n")
+    os.link(user_file, folder / "events.jsonl")
+    record_all(sink)
+    assert user_file.read_text() == "my own notes\n"
+
+
+@pytest.mark.timeout(20)
+def test_events_linked_to_dev_zero_or_a_fifo_neither_hang_nor_fill_memory(tmp_path: Path) -> None:
+    segment, sink = segment_sink(tmp_path)
+    folder = telemetry_dir(segment)
+    folder.mkdir()
+    (folder / "events.jsonl").symlink_to("/dev/zero")
+    os.mkfifo(folder / "events.1.jsonl")
+    os.mkfifo(folder / "counters.json")
+    assert list(sink.events()) == [] and sink.counters() == {}
+    record_all(sink)  # no hang: the FIFO is never opened for a blocking read or write
+    assert (folder / "events.jsonl").is_symlink()
 
 
 # ------------------------------------------------------------------ settings
