@@ -61,7 +61,13 @@ def _guarded(kind: str, *, record: bool = True) -> Callable[[F], F]:
             started = time.perf_counter()
             try:
                 wrong = problem(method.__name__, signature, (self, *args), kwargs)
-                response = _coded(kind, wrong) if wrong else method(self, *args, **kwargs)
+                if wrong:
+                    response = _coded(kind, wrong)
+                else:
+                    try:
+                        response = method(self, *args, **kwargs)
+                    except IndexCorrupt:  # the damaged file was set aside: once more, on a rebuilt index
+                        response = method(self, *args, **kwargs)
             except CodedError as exc:  # INDEX_LOCKED, INDEX_UNWRITABLE, a refused read, ...
                 response = _coded(kind, exc)
             except Exception as exc:

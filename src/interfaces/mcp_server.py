@@ -495,9 +495,9 @@ def _reindex(engine: Engine, full: bool) -> Response:
         report = engine.index(progress=None, full=full)
     except CodedError as exc:  # INDEX_LOCKED, INDEX_UNWRITABLE, INVALID_ARGUMENT: named, never internal
         return Response.failure("index", exc.code, str(exc), error_data=exc.data)
-    status = engine.status()
+    status = engine.status()  # its warnings: rebuilt, replaced, read-only
     data = {**report.to_data(), "index": dict(status.data)}
-    return Response.success("index", data)
+    return Response.success("index", data).with_warnings(status.warnings)
 
 
 def serve(

@@ -386,7 +386,7 @@ def test_index_full_on_a_damaged_file_rebuilds_and_answers_json(tmp_path: Path) 
 
 
 @pytest.mark.timeout(90)
-def test_a_search_that_meets_a_malformed_page_sets_the_file_aside_and_the_next_one_rebuilds(
+def test_a_search_that_meets_a_malformed_page_sets_the_file_aside_rebuilds_and_answers(
     tmp_path: Path,
 ) -> None:
     seg = _big_segment(tmp_path)
@@ -396,9 +396,8 @@ def test_a_search_that_meets_a_malformed_page_sets_the_file_aside_and_the_next_o
     conn.close()
     _scribble(db, (root - 1) * 4096, os.urandom(4096))
     first, _ = cli("ctx", "search", "--segment", str(seg), "-q", "compute total order lines")
-    if first["status"] == "error":  # this call met the damage: it names it, and the file was set aside
-        error = error_of(first)
-        assert "damaged" in error["message"] and error["data"]["kept"] == f"{db}.corrupt"
+    # the call that met the damage set the file aside, rebuilt the index and answered from it
+    assert first["status"] == "ok" and first["data"]["hits"]
     assert "INDEX_REBUILT" in warnings_of(first)
     assert Path(f"{db}.corrupt").exists()
     second, _ = cli("ctx", "search", "--segment", str(seg), "-q", "compute total order lines")
