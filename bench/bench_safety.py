@@ -246,7 +246,10 @@ def case_busy(c: Case, tmp: Path) -> str:
 
 
 def case_secret_files(c: Case, tmp: Path) -> str:
-    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\n"
+    import base64
+
+    body = base64.b64encode(os.urandom(144)).decode()  # built here: this file itself holds no key
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{body[:64]}\n{body[64:128]}\n-----END RSA PRIVATE KEY-----\n"
     files = {".env": "DB_PASSWORD=hunter2hunter2\n", "id_rsa": pem, "key.pem": pem, "deploy/id_rsa": pem,
              "config/service.json": '{"private_key": "' + pem.replace("\n", "\\n") + '"}\n'}  # fmt: skip
     for name, text in files.items():
