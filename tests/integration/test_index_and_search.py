@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,20 +204,37 @@ def test_corrupt_database_is_rebuilt(sample_repo: Path) -> None:
         assert hits_of(eng.search("slugify"))
 
 
-def test_non_utf8_and_unreadable_files(sample_repo: Path) -> None:
+@pytest.mark.timeout(120)
+def test_non_utf8_and_unreadable_files(sample_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trifecta.infrastructure.file_source import LocalFileSource
+
     (sample_repo / "latin.py").write_bytes("def café():\n    return 'olé'\n".encode("latin-1"))
     locked = sample_repo / "locked.py"
     locked.write_text("def locked(): pass\n")
-    locked.chmod(0)
+    locked.chmod(0)  # unreadable, except to root
+    # Unreadable to root too: listed as a file, then replaced by a directory before it is read.
+    vanished = sample_repo / "vanished.py"
+    vanished.write_text("def vanished(): pass\n")
+    listed = LocalFileSource.scan
+
+    def scan_then_replace(self: LocalFileSource) -> Any:
+        scan = listed(self)
+        if vanished.is_file():
+            vanished.unlink()
+            vanished.mkdir()
+        return scan
+
+    monkeypatch.setattr(LocalFileSource, "scan", scan_then_replace)
     loop = sample_repo / "loop"
     loop.symlink_to(sample_repo)
     try:
         with trifecta.open(str(sample_repo), workers=1) as eng:
             report = eng.index()
             assert report.files_indexed >= 9
-            if os.geteuid() != 0:  # root reads anything
-                assert report.skipped.get("unreadable", 0) >= 1
+            root = os.geteuid() == 0  # root reads anything: only the replaced file fails there
+            assert report.skipped.get("unreadable", 0) == (1 if root else 2)
             assert report.skipped.get("symlink_dir", 0) == 1
+            assert eng.status().ok and not hits_of(eng.search("vanished"))
     finally:
         locked.chmod(0o644)
 
