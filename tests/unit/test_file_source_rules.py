@@ -18,6 +18,7 @@ from trifecta.application.ports import (
     SecretFile,
     SpecialFile,
 )
+from trifecta.infrastructure import file_source
 from trifecta.infrastructure.file_source import MAX_IGNORE_FILE_BYTES, LocalFileSource
 
 pytestmark = pytest.mark.timeout(30)  # a read that blocks on a FIFO fails here instead of hanging
@@ -150,6 +151,17 @@ def test_a_file_swapped_for_a_fifo_after_listing_raises(tmp_path: Path) -> None:
     os.mkfifo(target)
     with pytest.raises(SpecialFile):
         src.read_bytes("swap.py")
+
+
+def test_a_fifo_swapped_in_between_the_check_and_the_open_is_refused_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race the lstat check cannot close: the open must not block (O_NONBLOCK) and what was opened is
+    # checked again (fstat).
+    os.mkfifo(tmp_path / "late.py")
+    monkeypatch.setattr(file_source, "_regular_size", lambda full, root, limit, rel: (full, 0))
+    with pytest.raises(SpecialFile):
+        source(tmp_path).read_bytes("late.py")
 
 
 def test_a_large_sparse_file_is_refused_by_its_size(tmp_path: Path) -> None:
