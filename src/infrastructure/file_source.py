@@ -221,9 +221,9 @@ class LocalFileSource(FileSource):
     def check(self, path: str) -> None:
         """Raises why the listing would leave `path` out: OutsideSegment, IgnoredFile, SecretFile,
         SpecialFile, FileTooLarge, or FileNotFoundError / OSError (nothing is read but ignore files)."""
-        full = self.resolve(path)
+        real = self._real(path)
         self._check_rules(path)
-        _regular_size(str(full), str(self.root), self.max_file_bytes, path)
+        _check_regular(real, self.max_file_bytes, path)
 
     def _check_rules(self, path: str) -> None:
         """The listing's rules by name: default excludes, ignore files and [index] exclude, secret names."""
@@ -266,23 +266,28 @@ class LocalFileSource(FileSource):
     # ---------------------------------------------------------------- reading
     def resolve(self, path: str) -> Path:
         """The absolute path of a segment-relative path; raises OutsideSegment when it leaves."""
+        self._real(path)
+        return self.root / path
+
+    def _real(self, path: str) -> str:
+        """The real path (links resolved) of a segment-relative path; raises OutsideSegment when it leaves."""
         if not path or "\x00" in path:
             raise OutsideSegment(f"not a path inside the segment: {path!r}")
         candidate = Path(path)
         if candidate.is_absolute() or ".." in candidate.parts:
             raise OutsideSegment(f"{path!r} is not a path inside the segment {self.root}")
-        full = self.root / candidate
-        if not _inside(os.path.realpath(full), str(self.root)):
+        real = os.path.realpath(self.root / candidate)
+        if not _inside(real, str(self.root)):
             raise OutsideSegment(f"{path!r} resolves outside the segment {self.root}")
-        return full
+        return real
 
     def read_bytes(self, path: str) -> bytes:
-        return _read_regular(str(self.resolve(path)), str(self.root), self.max_file_bytes, path)
+        return _read_real(self._real(path), self.max_file_bytes, path)
 
     def read_admitted(self, path: str) -> bytes:
-        full = self.resolve(path)
+        real = self._real(path)
         self._check_rules(path)
-        data = _read_regular(str(full), str(self.root), self.max_file_bytes, path)
+        data = _read_real(real, self.max_file_bytes, path)
         if b"\x00" in data[:BINARY_SNIFF]:
             raise BinaryFile(
                 f"{path!r} is a binary file (a NUL byte in its first {BINARY_SNIFF} bytes): it is not indexed "
@@ -305,20 +310,23 @@ class LocalFileSource(FileSource):
         return SourceFile(path=path, size=st.st_size, mtime_ns=st.st_mtime_ns)
 
 
-def _regular_size(full: str, root: str, limit: int, rel: str) -> tuple[str, int]:
-    """The real path of a regular file inside `root` and its size, without opening it; raises
-    OutsideSegment, SpecialFile, FileTooLarge, IsADirectoryError, FileNotFoundError or OSError."""
-    real = os.path.realpath(full)
-    if not _inside(real, root):
-        raise OutsideSegment(f"{rel!r} resolves outside the segment {root}")
-    st = os.lstat(real)
-    _refuse_irregular(st, rel, limit)
-    return real, st.st_size
+def _check_regular(real: str, limit: int, rel: str) -> None:
+    """Without opening it: raises SpecialFile, FileTooLarge, IsADirectoryError, FileNotFoundError or OSError
+    unless `real` (a path with no link left in it) is a regular file within `limit` bytes."""
+    _refuse_irregular(os.lstat(real), rel, limit)
 
 
 def _read_regular(full: str, root: str, limit: int, rel: str) -> bytes:
-    """At most `limit` bytes of a regular file inside `root`; never opens a FIFO or device, never blocks."""
-    real, _size = _regular_size(full, root, limit, rel)
+    """At most `limit` bytes of a regular file inside `root` (after its links are resolved)."""
+    real = os.path.realpath(full)
+    if not _inside(real, root):
+        raise OutsideSegment(f"{rel!r} resolves outside the segment {root}")
+    return _read_real(real, limit, rel)
+
+
+def _read_real(real: str, limit: int, rel: str) -> bytes:
+    """At most `limit` bytes of the regular file at `real`; never opens a FIFO or device, never blocks."""
+    _check_regular(real, limit, rel)
     try:
         fd = os.open(real, _OPEN_FLAGS)
     except OSError as exc:
