@@ -12,13 +12,21 @@ from typing import Any
 import attrs
 
 from ..domain.code import FileState
+from ..domain.contract import ErrorCode
 from ..domain.secrets import secret_kind
 from .embedding import EmbedReport
-from .ports import CodeParser, FileSource, FileUpdate, IndexWriter, ProgressSink, SourceFile
+from .ports import CodeParser, FileRefused, FileSource, FileUpdate, IndexWriter, ProgressSink, SourceFile
 
 BATCH_FILES = 256
 BATCH_SECONDS = 2.0
 BINARY_SNIFF = 8192
+# a file refused when read (it changed after the listing) is counted under the listing's own reason
+_SCAN_REASONS = {
+    ErrorCode.SPECIAL_FILE: "not_regular",
+    ErrorCode.FILE_TOO_LARGE: "too_large",
+    ErrorCode.SECRET_FILE: "secret",
+    ErrorCode.IGNORED_FILE: "ignored",
+}
 # A run that writes this many files drops the substring accelerator and rebuilds it once at the end
 # (or leaves it for later): maintaining a trigram index row by row costs more than the parse itself.
 BULK_FILES = 200
@@ -138,6 +146,9 @@ class IndexSegment:
             for f in to_check:
                 try:
                     data = self._source.read_bytes(f.path)
+                except FileRefused as exc:  # changed since the listing: now a FIFO, or past the size limit
+                    skipped[_SCAN_REASONS.get(exc.code, "unreadable")] += 1
+                    continue
                 except Exception:
                     skipped["unreadable"] += 1
                     continue
