@@ -115,7 +115,8 @@ class JsonlTelemetry:
             line = json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
             with self._opened(create=True) as where, self._locked(where):
                 fd = where.open(EVENTS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-                with open(fd, "a", encoding="utf-8") as out:
+                # a lone surrogate (a query from a mangled file name) is kept as an escape, not dropped
+                with open(fd, "a", encoding="utf-8", errors="backslashreplace") as out:
                     out.write(line)
                     size = out.tell()
                 increments = event.counters()

@@ -456,3 +456,20 @@ def test_stats_use_case_over_an_empty_sink_and_bad_top() -> None:
     assert any("TRIFECTA_NO_TELEMETRY" in action for action in response.next_actions)
     bad = use_case.execute(StatsRequest(top=0))
     assert bad.errors[0].code is ErrorCode.INVALID_ARGUMENT
+
+
+def test_a_query_with_a_lone_surrogate_is_recorded_not_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sink = JsonlTelemetry(tmp_path / "telemetry")
+    recorded = build_event(
+        method="search",
+        arguments={"query": "bad_\udcff name"},  # what os.fsdecode makes of a non-UTF-8 file name
+        response=search_response(1, VAGUE_EXPANDED),
+        took_ms=1.0,
+        timestamp="2026-11-22T10:00:00.000+00:00",
+    )
+    sink.record(recorded)
+    events = list(sink.events())
+    assert len(events) == 1 and events[0]["args"]["query"].startswith("bad_")
+    assert "dropped" not in capsys.readouterr().err
