@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any, TextIO
 
+import attrs
+
 from ..domain.contract import ErrorCode, Response
 
 INTERNAL = frozenset(
@@ -41,14 +43,48 @@ class Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
 
+# What a repository's names and text may not send to a terminal: C0 controls but tab and newline (ESC starts
+# colour, title and clipboard sequences; CR overwrites a line), DEL, C1 controls, and the bidirectional
+# overrides that make code read otherwise than it runs ("Trojan source"). Shown escaped instead.
+_UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0))}
+_UNPRINTABLE.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.translate(_UNPRINTABLE)
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def printable(response: Response) -> Response:
+    """The response with every string safe to show on a terminal (the human sinks; JSON escapes on its own)."""
+    return attrs.evolve(
+        response,
+        data=_clean(dict(response.data)),
+        errors=tuple(
+            attrs.evolve(e, message=_clean(e.message), data=_clean(dict(e.data))) for e in response.errors
+        ),
+        warnings=tuple(
+            attrs.evolve(w, message=_clean(w.message), data=_clean(dict(w.data))) for w in response.warnings
+        ),
+        next_actions=tuple(_clean(a) for a in response.next_actions),
+    )
+
+
 def write_warnings(response: Response, err: TextIO | None = None) -> None:
     err = err or sys.stderr
+    response = printable(response)
     for w in response.warnings:
         err.write(f"warning [{w.code.value}]: {w.message}\n")
 
 
 def write_errors(response: Response, err: TextIO | None = None) -> None:
     err = err or sys.stderr
+    response = printable(response)
     write_warnings(response, err)
     for e in response.errors:
         err.write(f"error [{e.code.value}]: {e.message}\n")
@@ -109,6 +145,7 @@ def write_navigation(response: Response, out: TextIO) -> None:
 
 def write_human(response: Response, out: TextIO | None = None) -> None:
     out = out or sys.stdout
+    response = printable(response)
     navigation = response.kind in ("hover", "refs") and "uri" in response.data
     if response.ok:
         write_warnings(response)

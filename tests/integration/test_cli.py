@@ -157,3 +157,18 @@ def test_ast_fails_closed(sample_repo: Path, uri: str, code: str) -> None:
     proc = run("ast", "snippet", uri, "-s", str(sample_repo), "--json")
     assert proc.returncode == 2, proc.stderr
     assert envelope(proc)["errors"][0]["code"] == code
+
+
+def test_human_output_never_sends_a_repositorys_control_characters_to_the_terminal(tmp_path: Path) -> None:
+    seg = tmp_path / "seg"
+    seg.mkdir()
+    name = "esc_\x1b[31mred.py"  # a file name and a body with colour, title and clear-screen sequences
+    (seg / name).write_text('def esc_fn():\n    return "\x1b]0;pwned\x07\x1b[2J \u202e"\n')
+    search = run("ctx", "search", "-s", str(seg), "-q", "esc_fn")
+    source = run("ctx", "get", "-s", str(seg), "--path", name)
+    assert search.returncode == 0 and source.returncode == 0, (search.stderr, source.stderr)
+    for out in (search.stdout, search.stderr, source.stdout, source.stderr):
+        assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "esc_\\x1b[31mred.py" in search.stdout and "\\x1b]0;pwned\\x07" in source.stdout
+    as_json = envelope(run("ctx", "get", "-s", str(seg), "--path", name, "--json"))
+    assert "\x1b]0;pwned" in as_json["data"]["content"]  # JSON carries the text as it is, escaped by JSON
