@@ -156,7 +156,7 @@ class IndexSegment:
                     skipped["binary"] += 1
                     continue
                 text = data.decode("utf-8", errors="replace")
-                if secret_kind(text) is not None:  # no chunk, no symbol: search never shows it
+                if secret_kind(text, path=f.path) is not None:  # no chunk, no symbol: search never shows it
                     skipped["secret"] += 1
                     self._secret_stats[f.path] = (f.size, f.mtime_ns)
                     if f.path in indexed:

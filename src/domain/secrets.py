@@ -291,9 +291,19 @@ def find_secrets(text: str, *, strict: bool = True) -> Iterator[SecretMatch]:
         yield from _loose_matches(text)
 
 
-def secret_kind(text: str) -> str | None:
-    """Why `text` (a file's content) holds a credential, or None: the first finding's kind."""
+# Documentation shows example configuration (`SECRET_KEY = '192b9bdd...'` in a quickstart): there a value
+# assigned to a secret-named key is an example far more often than a credential, and keeping a whole page of
+# docs out of the index costs the context an agent came for. Known formats (keys, tokens) still count there.
+PROSE_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".html", ".htm")
+
+
+def secret_kind(text: str, *, path: str = "") -> str | None:
+    """Why `text` (a file's content) holds a credential, or None: the first finding's kind. With the file's
+    `path`, an assignment in documentation (PROSE_SUFFIXES) does not count; a known format does."""
+    prose = path.lower().endswith(PROSE_SUFFIXES)
     for found in find_secrets(text):
+        if prose and found.kind == "secret_assignment":
+            continue
         return found.kind
     return None
 

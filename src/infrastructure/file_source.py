@@ -294,7 +294,7 @@ class LocalFileSource(FileSource):
                 "and not shown",
                 data={"path": path, "reason": "binary"},
             )
-        kind = secret_kind(data.decode("utf-8", errors="replace"))
+        kind = secret_kind(data.decode("utf-8", errors="replace"), path=path)
         if kind is not None:
             raise SecretFile(
                 f"{path!r} holds a secret ({kind}): it is not indexed and not shown",

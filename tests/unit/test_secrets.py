@@ -191,3 +191,13 @@ def test_detection_and_redaction_never_raise(text: str) -> None:
 def test_near_misses_never_raise(text: str) -> None:
     secret_kind(text)
     redact(text)
+
+
+def test_an_example_value_in_documentation_does_not_keep_the_page_out_but_a_key_does() -> None:
+    example = "Set the key in your config::\n\n    SECRET_KEY = '" + "192b9bdd22ab9ed4" + "d12e236c78afcb9a'\n"
+    assert secret_kind(example) == "secret_assignment"  # in code or a config file: a credential
+    assert secret_kind(example, path="docs/config.rst") is None  # in docs: an example
+    assert secret_kind(example, path="README.md") is None
+    assert secret_kind(example, path="settings.py") == "secret_assignment"
+    assert secret_kind(example, path="notes.txt") == "secret_assignment"
+    assert secret_kind("Deploy key:\n" + pem(), path="docs/deploy.md") == "private_key"
