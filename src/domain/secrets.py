@@ -172,6 +172,16 @@ def is_placeholder(value: str) -> bool:
     return not value.strip() or any(word in lowered for word in _PLACEHOLDER_WORDS) or len(set(value)) <= 3
 
 
+_WORD_PART = re.compile(r"[a-z]{3,}|[A-Z][a-z]+")
+
+
+def _reads_as_words(value: str) -> bool:
+    """A camelCase name (`defaultToConfig2`): two or more word parts covering most of it. A random token's
+    letters rarely fall into such runs."""
+    parts = _WORD_PART.findall(value)
+    return len(parts) >= 2 and sum(map(len, parts)) >= 0.6 * len(value)
+
+
 def looks_like_secret(value: str, *, quoted: bool, env_style: bool = False) -> bool:
     """Could this assigned value be a real credential rather than code, a placeholder or prose?"""
     if len(value) < MIN_SECRET_CHARS or any(c.isspace() for c in value) or is_placeholder(value):
@@ -185,9 +195,9 @@ def looks_like_secret(value: str, *, quoted: bool, env_style: bool = False) -> b
         if any(c in _CODE_CHARS for c in value):
             return False
         if _IDENTIFIER.fullmatch(value) and (
-            "." in value or "_" in value or len(_CAMEL_WORD.findall(value)) >= 2
+            "." in value or "_" in value or len(_CAMEL_WORD.findall(value)) >= 2 or _reads_as_words(value)
         ):
-            return False  # `self.token`, `next_token`, `Ed25519PrivateKey` (an annotation)
+            return False  # `self.token`, `next_token`, `Ed25519PrivateKey` (an annotation), `defaultToConfig2`
     classes = sum(
         (
             any(c.islower() for c in value),

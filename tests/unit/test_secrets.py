@@ -201,3 +201,10 @@ def test_an_example_value_in_documentation_does_not_keep_the_page_out_but_a_key_
     assert secret_kind(example, path="settings.py") == "secret_assignment"
     assert secret_kind(example, path="notes.txt") == "secret_assignment"
     assert secret_kind("Deploy key:\n" + pem(), path="docs/deploy.md") == "private_key"
+
+
+def test_a_camel_case_name_as_a_value_in_code_is_a_reference() -> None:
+    # axios's mergeConfig.js: an object literal mapping option names to merge functions
+    assert secret_kind("const mergeMap = {\n    withXSRFToken: defaultToConfig2,\n};\n", path="lib/x.js") is None
+    token = "aB3dE5fG7hJ9kL1mN3pQ"  # a random value unquoted in an env-style file is still found
+    assert secret_kind(f"API_TOKEN={token}\n", path=".env.local") == "secret_assignment"
