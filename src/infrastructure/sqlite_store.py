@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _encode_json_string
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from ..application.ports import (
     CodedError,
@@ -250,10 +250,7 @@ def _guard(method: M) -> M:
             try:
                 yield from method(self, *args, **kwargs)
             except sqlite3.DatabaseError as exc:
-                failure = self._failure(exc)
-                if failure is exc:
-                    raise
-                raise failure from exc
+                _raise_named(self, exc)
 
         return generator  # type: ignore[return-value]
 
@@ -262,12 +259,17 @@ def _guard(method: M) -> M:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            failure = self._failure(exc)
-            if failure is exc:
-                raise
-            raise failure from exc
+            _raise_named(self, exc)
 
     return inner  # type: ignore[return-value]
+
+
+def _raise_named(store: SqliteIndex, exc: sqlite3.DatabaseError) -> NoReturn:
+    """Re-raise `exc` as the store's named failure for it, or as itself when it has none."""
+    failure = store._failure(exc)
+    if failure is exc:
+        raise exc
+    raise failure from exc
 
 
 def _chunk(row: Sequence[object]) -> Chunk:

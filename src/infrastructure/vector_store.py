@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -149,33 +149,28 @@ class SqliteVectorStore(VectorStore):
         matrix = (matrix / np.where(norms == 0, 1.0, norms)).astype("<f4")
         dim = int(matrix.shape[1])
         rows = [(cid, sha, model, dim, matrix[i].tobytes()) for i, (cid, sha, _) in enumerate(items)]
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._writing() as c:
             c.executemany(
                 "INSERT OR REPLACE INTO embeddings(chunk_id, text_sha, model, dim, vec) VALUES (?,?,?,?,?)",
                 rows,
             )
-            c.execute(_BUMP)
-            c.execute("COMMIT")
-        except BaseException as exc:
-            if c.in_transaction:  # SQLite has already rolled back after some failures (a full disk)
-                with contextlib.suppress(sqlite3.Error):
-                    c.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.DatabaseError):
-                raise translated(exc, self.path) from exc
-            raise
-        self._invalidate()
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         if not chunk_ids:
             return
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._writing() as c:
             for start in range(0, len(chunk_ids), _DELETE_BATCH):
                 part = list(chunk_ids[start : start + _DELETE_BATCH])
                 c.execute(f"DELETE FROM embeddings WHERE chunk_id IN ({','.join('?' * len(part))})", part)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction that bumps the table's version: committed whole, or rolled back (when SQLite
+        has not already) with a storage failure named (IndexUnwritable); cached vectors are dropped either way."""
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
             c.execute(_BUMP)
             c.execute("COMMIT")
         except BaseException as exc:
