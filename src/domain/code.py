@@ -14,9 +14,38 @@ from .terms import expand_identifiers, identifier_parts
 
 
 class SymbolKind(enum.StrEnum):
+    """What a definition is. Python uses the first three; the others come from the tree-sitter languages
+    (`src/data/languages/*.scm` names them in its `@definition.<kind>` captures)."""
+
     CLASS = "class"
     FUNCTION = "function"
     METHOD = "method"
+    INTERFACE = "interface"
+    STRUCT = "struct"
+    ENUM = "enum"
+    TRAIT = "trait"
+    TYPE = "type"  # a type alias or other named type
+    CONST = "const"  # a module-level constant, variable or static
+    IMPL = "impl"  # a Rust `impl [Trait for] Type` block
+    MODULE = "module"  # a named module or namespace inside a file
+    MACRO = "macro"
+
+    @property
+    def is_callable(self) -> bool:
+        return self in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.MACRO)
+
+    @property
+    def is_container(self) -> bool:
+        """Definitions whose members are qualified by its name: `Type.member`."""
+        return self in _CONTAINERS
+
+
+_CONTAINERS = frozenset(
+    {
+        SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.STRUCT, SymbolKind.ENUM, SymbolKind.TRAIT,
+        SymbolKind.IMPL, SymbolKind.MODULE,
+    }
+)  # fmt: skip
 
 
 class ChunkKind(enum.StrEnum):
@@ -43,6 +72,7 @@ class Symbol:
     is_async: bool = False
     parent: str = ""  # qualified name of the enclosing definition, "" at module level
     depth: int = 0  # nesting depth: 0 for top level
+    exported: bool = False  # visible outside its module: `export`, `pub`, a capitalised Go name, no `_` prefix
 
     @property
     def first_doc_line(self) -> str:

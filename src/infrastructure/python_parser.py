@@ -157,6 +157,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
                 bases=tuple(_unparse(b) for b in node.bases),
                 parent=parent,
                 depth=depth,
+                exported=not node.name.startswith("_"),
             )
             if not in_function:
                 kid_ranges = [
@@ -201,6 +202,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
                 is_async=isinstance(node, ast.AsyncFunctionDef),
                 parent=parent,
                 depth=depth,
+                exported=not node.name.startswith("_"),
             )
             if not in_function:
                 body = "\n".join(lines[start - 1 : end])

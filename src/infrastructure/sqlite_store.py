@@ -6,7 +6,7 @@ SqliteIndex for what is never thrown away):
     meta(key, value)                               schema_version, built_at
     files(id, path UNIQUE, size, mtime_ns, sha256, language, n_lines, parse_error)
     symbols(id, file_id, name, qualname, kind, start_line, end_line, def_line, signature, docstring,
-            decorators, bases, params, is_async, parent, depth)        -- lists as JSON
+            decorators, bases, params, is_async, parent, depth, exported)        -- lists as JSON
     chunks(rowid, id UNIQUE, file_id, path, start_line, end_line, kind, language, symbol, name,
            signature, doc, body)
     chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
@@ -49,7 +49,7 @@ from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.contract import ErrorCode
 from ..domain.terms import expand_identifiers
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 FIELD_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0, 0.8)  # name, qualname, signature, doc, body, path
@@ -73,7 +73,8 @@ CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
     kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, def_line INTEGER NOT NULL,
     signature TEXT NOT NULL, docstring TEXT NOT NULL, decorators TEXT NOT NULL, bases TEXT NOT NULL,
-    params TEXT NOT NULL, is_async INTEGER NOT NULL, parent TEXT NOT NULL, depth INTEGER NOT NULL);
+    params TEXT NOT NULL, is_async INTEGER NOT NULL, parent TEXT NOT NULL, depth INTEGER NOT NULL,
+    exported INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
 CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
@@ -96,7 +97,7 @@ _CHUNK_COLS = (
 )
 _SYMBOL_COLS = (
     "s.name, s.qualname, s.kind, s.start_line, s.end_line, s.def_line, s.signature, s.docstring, "
-    "s.decorators, s.bases, s.params, s.is_async, s.parent, s.depth"
+    "s.decorators, s.bases, s.params, s.is_async, s.parent, s.depth, s.exported"
 )
 _WORDY = re.compile(r"\w", re.UNICODE)
 
@@ -304,6 +305,7 @@ def _symbol(row: Sequence[object]) -> Symbol:
         is_async=bool(row[11]),
         parent=str(row[12]),
         depth=int(row[13]),  # type: ignore[call-overload]
+        exported=bool(row[14]),
     )
 
 
@@ -699,12 +701,13 @@ class SqliteIndex(IndexWriter, IndexReader):
             ).lastrowid
         c.executemany(
             "INSERT INTO symbols(file_id, name, qualname, kind, start_line, end_line, def_line, signature, "
-            "docstring, decorators, bases, params, is_async, parent, depth) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "docstring, decorators, bases, params, is_async, parent, depth, exported) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     file_id, s.name, s.qualname, s.kind.value, s.start_line, s.end_line, s.def_line, s.signature,
                     s.docstring, _json_list(s.decorators), _json_list(s.bases), _json_list(s.params),
-                    int(s.is_async), s.parent, s.depth,
+                    int(s.is_async), s.parent, s.depth, int(s.exported),
                 )
                 for s in parsed.symbols
             ],
