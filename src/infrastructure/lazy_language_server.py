@@ -1,9 +1,18 @@
-"""The language server as the composition root hands it out: nothing imported or started until asked.
+"""The language server as the composition root hands it out: one per language, nothing imported or started
+until asked.
+
+Each request goes to the server of its file's language (``code_parser.language_of`` -> the row of
+``language_servers.SERVERS``): one ``StdioLanguageServer`` per row, made on the first request for one of its
+files and kept until ``close()``. A file of a language no row serves is ``LanguageServerUnavailable`` with
+reason ``no_server``; the other reasons come from the adapter, so a missing, crashed or hung server of one
+language never touches the others.
 
 Importing pygls and lsprotocol takes about 0.3 s, which every other command (``ctx search``, ``ast snippet``)
 would otherwise pay for at start-up; and they are an optional extra (``pip install 'trifecta[lsp]'``), so
-their absence must be an ``LSP_UNAVAILABLE`` answer, not an ``ImportError``. This proxy implements the port,
-imports ``lsp_client`` on the first hover or references request, and passes every call on.
+their absence must be an ``LSP_UNAVAILABLE`` answer, not an ``ImportError``. This router imports
+``lsp_client`` on the first hover or references request.
+
+``command`` is the ``[lsp] command`` setting: it replaces the Python row's command (the other rows keep theirs).
 """
 
 from __future__ import annotations
@@ -13,30 +22,62 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
+
 from ..application.navigation import HoverInfo, LanguageServer, LanguageServerUnavailable, Location
+from .code_parser import language_of
+from .language_servers import SERVERS, ServerSpec
+
+PYTHON = SERVERS[0].name
 
 
 class LazyLanguageServer(LanguageServer):
-    def __init__(self, root: str | os.PathLike[str], command: Sequence[str], timeout: float) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        command: Sequence[str] | None,
+        timeout: float,
+        *,
+        servers: Sequence[ServerSpec] = SERVERS,
+    ) -> None:
         self._root = Path(root)
-        self._command = tuple(command)
         self._timeout = timeout
-        self._inner: LanguageServer | None = None
+        rows = [
+            attrs.evolve(row, command=tuple(command)) if command and row.name == PYTHON else row
+            for row in servers
+        ]
+        self._by_language = {language: row for row in rows for language in row.languages}
+        self._inners: dict[str, LanguageServer] = {}
         self._closed = False
         self._lock = threading.Lock()
 
     @property
     def inner(self) -> LanguageServer | None:
-        """The real adapter once one was made (tests and benchmarks look at its process)."""
-        return self._inner
+        """The Python server's adapter once one was made (tests and benchmarks look at its process)."""
+        return self._inners.get(PYTHON)
 
-    def _server(self) -> LanguageServer:
+    def adapter(self, name: str) -> LanguageServer | None:
+        """The adapter of one row (``"typescript"``, ``"go"``, ...) once one was made."""
+        return self._inners.get(name)
+
+    def _server(self, path: str) -> LanguageServer:
+        language = language_of(path)
+        row = self._by_language.get(language) if language else None
         with self._lock:
             if self._closed:
                 raise LanguageServerUnavailable(
                     "closed", "the engine was closed, and its language server with it", {}
                 )
-            if self._inner is None:
+            if row is None:
+                served = ", ".join(self._by_language)
+                raise LanguageServerUnavailable(
+                    "no_server",
+                    f"no language server is known for {language or 'this kind of'} files ({path}); "
+                    f"hover and refs go through a server for: {served}",
+                    {"language": language, "served": list(self._by_language)},
+                )
+            inner = self._inners.get(row.name)
+            if inner is None:
                 try:
                     from .lsp_client import StdioLanguageServer
                 except ImportError as exc:
@@ -44,20 +85,20 @@ class LazyLanguageServer(LanguageServer):
                         "not_installed",
                         f"the LSP client library is not installed ({exc}); install it with "
                         "pip install 'trifecta[lsp]'",
-                        {"command": list(self._command)},
+                        {"command": list(row.command), "install": "pip install 'trifecta[lsp]'"},
                     ) from None
-                self._inner = StdioLanguageServer(self._root, self._command, self._timeout)
-            return self._inner
+                inner = self._inners[row.name] = StdioLanguageServer(self._root, row, self._timeout)
+            return inner
 
     def hover(self, path: str, text: str, line: int, column: int) -> HoverInfo | None:
-        return self._server().hover(path, text, line, column)
+        return self._server(path).hover(path, text, line, column)
 
     def references(self, path: str, text: str, line: int, column: int) -> list[Location]:
-        return self._server().references(path, text, line, column)
+        return self._server(path).references(path, text, line, column)
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            inner, self._inner = self._inner, None
-        if inner is not None:
+            inners, self._inners = list(self._inners.values()), {}
+        for inner in inners:
             inner.close()

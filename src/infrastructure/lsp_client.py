@@ -1,13 +1,16 @@
-"""A read-only language server over stdio: pygls's ``LanguageClient`` driving ``jedi-language-server``.
+"""A read-only language server over stdio: pygls's ``LanguageClient`` driving one row of the
+``language_servers`` table (``jedi-language-server``, ``typescript-language-server``, ``gopls``, ...).
 
-Implements ``application.navigation.LanguageServer`` for one segment. What it promises the use cases:
+Implements ``application.navigation.LanguageServer`` for one segment and one server; ``lazy_language_server``
+routes each file to the server of its language. What it promises the use cases:
 
 * **Lazy start, reuse.** Nothing runs until the first request; the server then stays up for every later
   request of this adapter (one per ``Engine``, so an MCP server holding an engine keeps one server warm).
 * **A timeout on everything.** Start-up plus ``initialize``, and each request, get ``timeout`` seconds
   (``[lsp] timeout`` / ``TRIFECTA_LSP_TIMEOUT``). A server past it is considered hung: it is killed (its
   whole process group: jedi runs a helper process) and the request raises ``LanguageServerUnavailable``.
-* **Failures are values.** A missing command, a server that exits (crash, ``kill -9`` mid-request), hangs or
+* **Failures are values.** A missing command (``not_installed``, with the row's install command in the
+  error's data), a server that exits (crash, ``kill -9`` mid-request), hangs or
   answers a request with an error raises ``LanguageServerUnavailable`` with a reason and the tail of the
   server's stderr; no other exception leaves this module. A server that is gone is replaced by a fresh one
   on the next request.
@@ -22,9 +25,9 @@ pygls's client is asyncio-based and the use cases are synchronous, so each adapt
 daemon thread and hands it coroutines with ``run_coroutine_threadsafe``; a lock serialises requests (an
 ``Engine`` is used from one thread at a time anyway).
 
-The command (``[lsp] command`` / ``TRIFECTA_LSP_COMMAND``, default ``jedi-language-server``) is looked up
+The command (the row's; for Python ``[lsp] command`` / ``TRIFECTA_LSP_COMMAND`` may replace it) is looked up
 first beside the running interpreter, so a virtual environment's server is found without being on ``PATH``,
-then on ``PATH``. Positions: the port speaks Python string indices; LSP speaks UTF-16 code units, converted
+then on ``PATH``; never in the segment, whose files are not ours to run. Positions: the port speaks Python string indices; LSP speaks UTF-16 code units, converted
 here for requests (the use case converts answers, where it has the lines).
 """
 
@@ -52,10 +55,10 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from ..application.navigation import HoverInfo, LanguageServer, LanguageServerUnavailable, Location
+from .language_servers import SERVERS, ServerSpec
 
 T = TypeVar("T")
 
-DEFAULT_COMMAND = ("jedi-language-server",)
 DEFAULT_TIMEOUT = 10.0
 CLOSE_WAIT_SECONDS = 2.0  # for an answer to shutdown, then the process is killed
 EXIT_GRACE_SECONDS = (
@@ -64,10 +67,6 @@ EXIT_GRACE_SECONDS = (
 STDERR_TAIL_LINES = 40
 STDERR_TAIL_CHARS = 2000
 CLIENT_NAME = "trifecta"
-
-# jedi-language-server options: no diagnostics (nobody reads them here). Its hovers stay plain text,
-# "signature\n---\ndocstring", which is shorter than Markdown with fences and reads the same to an agent.
-DEFAULT_INIT_OPTIONS: Mapping[str, Any] = {"diagnostics": {"enable": False}}
 
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 
@@ -84,6 +83,43 @@ def resolve_command(command: Sequence[str]) -> list[str] | None:
     beside = shutil.which(program, path=str(Path(sys.executable).parent))
     found = beside or shutil.which(program)
     return [found, *args] if found else None
+
+
+def _nearest_node_modules(program: str) -> Path | None:
+    """The ``node_modules`` folder an npm-installed program really lives in (through the bin symlink)."""
+    with contextlib.suppress(OSError):
+        for folder in Path(program).resolve().parents:
+            if folder.name == "node_modules":
+                return folder
+    return None
+
+
+def resolve_beside(spec: ServerSpec, program: str) -> str | None:
+    """The file ``spec.beside`` names, from the package installed next to the server (in its nearest
+    ``node_modules``), else next to ``beside.program`` found on ``PATH``; None when neither has it.
+    Never the segment's own ``node_modules``: see ``language_servers``."""
+    beside = spec.beside
+    if beside is None:
+        return None
+    homes = [_nearest_node_modules(program)]
+    other = shutil.which(beside.program) if beside.program else None
+    if other:
+        homes.append(_nearest_node_modules(other))
+    for home in homes:
+        if home is not None and (home / beside.package_file).is_file():
+            return str(home / beside.package_file)
+    return None
+
+
+def _with_option(options: Mapping[str, Any], key: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A copy of ``options`` with ``value`` set at the nested ``key``."""
+    out = dict(options)
+    if len(key) == 1:
+        out[key[0]] = value
+    else:
+        inner = out.get(key[0])
+        out[key[0]] = _with_option(inner if isinstance(inner, Mapping) else {}, key[1:], value)
+    return out
 
 
 def _utf16_column(line: str, column: int) -> int:
@@ -142,22 +178,22 @@ class _Session:
 
 
 class StdioLanguageServer(LanguageServer):
-    """A language server process for one segment, started on the first request (see the module doc)."""
+    """A language server process for one segment, started on the first request (see the module doc).
+    ``spec`` is its row of ``language_servers.SERVERS`` (the Python row by default)."""
 
     def __init__(
         self,
         root: str | os.PathLike[str],
-        command: Sequence[str] = DEFAULT_COMMAND,
+        spec: ServerSpec = SERVERS[0],
         timeout: float = DEFAULT_TIMEOUT,
-        *,
-        init_options: Mapping[str, Any] | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         self._root = Path(root).resolve()
-        self._command = tuple(command)
+        self._spec = spec
+        self._command = tuple(spec.command)
         self._timeout = float(timeout)
-        self._init_options = dict(DEFAULT_INIT_OPTIONS if init_options is None else init_options)
+        self._init_options = dict(spec.init_options)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -229,6 +265,10 @@ class StdioLanguageServer(LanguageServer):
     def command(self) -> tuple[str, ...]:
         return self._command
 
+    @property
+    def spec(self) -> ServerSpec:
+        return self._spec
+
     # ------------------------------------------------------------------ internals
     def _position(self, text: str, line: int, column: int) -> lsp.Position:
         lines = text.split("\n")
@@ -258,7 +298,7 @@ class StdioLanguageServer(LanguageServer):
         session.client.text_document_did_open(
             lsp.DidOpenTextDocumentParams(
                 text_document=lsp.TextDocumentItem(
-                    uri=uri, language_id="python", version=session.version, text=text
+                    uri=uri, language_id=self._spec.language_id(path), version=session.version, text=text
                 )
             )
         )
@@ -357,20 +397,36 @@ class StdioLanguageServer(LanguageServer):
                 CLOSE_WAIT_SECONDS * 2
             )
 
+    def _not_installed(self, why: str, session: _Session | None = None) -> LanguageServerUnavailable:
+        spec = self._spec
+        override = " or set [lsp] command / TRIFECTA_LSP_COMMAND" if spec.name == SERVERS[0].name else ""
+        return LanguageServerUnavailable(
+            "not_installed",
+            f"{why}; the {', '.join(spec.languages)} language server is optional: install it with "
+            f"{spec.install}{override}",
+            self._details(session, install=spec.install, language=spec.languages[0]),
+        )
+
     def _start(self, loop: asyncio.AbstractEventLoop) -> _Session:
         command = resolve_command(self._command)
         if command is None:
-            raise LanguageServerUnavailable(
-                "not_installed",
-                f"the language server command {self._command[0] if self._command else '(empty)'!r} was not "
-                "found beside the Python interpreter or on PATH; install it with pip install 'trifecta[lsp]' "
-                "or set [lsp] command / TRIFECTA_LSP_COMMAND",
-                self._details(),
+            name = self._command[0] if self._command else "(empty)"
+            raise self._not_installed(
+                f"the language server command {name!r} was not found beside the Python interpreter or on PATH"
             )
+        options = self._init_options
+        if self._spec.beside is not None:
+            found = resolve_beside(self._spec, command[0])
+            if found is None:
+                raise self._not_installed(
+                    f"{command[0]} needs {self._spec.beside.package_file.split('/')[0]!r} installed beside it "
+                    "(the repository's own copy is never run)"
+                )
+            options = _with_option(options, self._spec.beside.option, found)
         client = _Client()
         self.starts += 1
         launched = time.monotonic()
-        future = asyncio.run_coroutine_threadsafe(self._launch(client, command), loop)
+        future = asyncio.run_coroutine_threadsafe(self._launch(client, command, options), loop)
         try:
             started = future.result(self._timeout)
         except TimeoutError:
@@ -395,6 +451,11 @@ class StdioLanguageServer(LanguageServer):
                 self._discard(loop, failed)
                 if failed.process.returncode is not None:
                     code = failed.process.returncode
+                    tail = failed.client.stderr_tail()
+                    if any(marker in tail for marker in self._spec.not_installed_markers):
+                        raise self._not_installed(
+                            f"{command[0]} is only a stub: it exited with code {code} saying so", failed
+                        ) from None
                     raise LanguageServerUnavailable(
                         "exited",
                         f"the server exited with code {code} before answering initialize",
@@ -407,7 +468,7 @@ class StdioLanguageServer(LanguageServer):
         self._session = started
         return started
 
-    async def _launch(self, client: _Client, command: list[str]) -> _Session:
+    async def _launch(self, client: _Client, command: list[str], options: Mapping[str, Any]) -> _Session:
         await client.start_io(command[0], *command[1:], cwd=str(self._root), start_new_session=True)
         process = client.process
         if process is None or process.stderr is None:
@@ -429,7 +490,7 @@ class StdioLanguageServer(LanguageServer):
                         )
                     )
                 ),
-                initialization_options=self._init_options,
+                initialization_options=dict(options),
             )
         )
         client.initialized(lsp.InitializedParams())
