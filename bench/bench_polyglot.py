@@ -18,7 +18,7 @@ The trees are fetched once, pinned by version, from npm (`npm pack`) and Debian 
     python bench/bench_polyglot.py                       # fetch what is missing, measure every tree
     python bench/bench_polyglot.py --only go-x-tools     # one tree
     python bench/bench_polyglot.py --fetch-only          # fill the cache, measure nothing
-    python bench/bench_polyglot.py --profile rust-tokio  # also cProfile the parse-only pass on one tree
+    python bench/bench_polyglot.py --profile rust-tokio  # also cProfile the parse-only pass and the index
 
 Writes bench/results/polyglot.json (raw numbers) and bench/results/polyglot.md (the table and notes), prints the
 table on stdout and progress on stderr. Helpers and the search phase come from bench_index.py.
@@ -304,6 +304,22 @@ finally:
     engine.close()
 """
 
+INDEX_PROFILE_CHILD = r"""
+import cProfile, json, sys, time
+import trifecta
+args = json.loads(sys.argv[1])
+engine = trifecta.open(args["tree"], db_path=args["db"], workers=args["workers"])
+prof = cProfile.Profile()
+t = time.perf_counter()
+prof.enable()
+engine.index(full=True)
+prof.disable()
+seconds = time.perf_counter() - t
+engine.close()
+prof.dump_stats(args["stats"])
+print(json.dumps({"seconds": seconds}))
+"""
+
 
 # ---------------------------------------------------------------------------------------------- fetch
 def sha256_file(path: Path) -> str:
@@ -488,6 +504,23 @@ def profile_top(stats_file: Path, limit: int) -> dict[str, list[str]]:
     return out
 
 
+def profile_parse(tree: Path, paths: Sequence[str], workdir: Path) -> dict[str, Any]:
+    """The parse-only pass again, under cProfile: where the parser spends its time."""
+    stats_file = workdir / "parse.prof"
+    out = bench_parse_tree(tree, paths, workdir, stats_file)
+    return {"seconds_profiled": out["seconds"], **profile_top(stats_file, 25)}
+
+
+def profile_index(tree: Path, workdir: Path, workers: int) -> dict[str, Any]:
+    """A full index on a fresh database under cProfile (the indexing process only, not its parser workers):
+    what the index adds to parsing (storage, waiting on the workers)."""
+    stats_file, db = workdir / "index.prof", workdir / "profile-db" / "index.db"
+    db.parent.mkdir(exist_ok=True)
+    args = json.dumps({"tree": str(tree), "db": str(db), "workers": workers, "stats": str(stats_file)})
+    _, out = run_json([sys.executable, child_script(workdir, "index_profile.py", INDEX_PROFILE_CHILD), args])
+    return {"seconds_profiled": out["seconds"], **profile_top(stats_file, 25)}
+
+
 def measure_tree(
     spec: TreeSpec, source: Path, workdir: Path, workers: int, search_runs: int, profile: bool
 ) -> dict[str, Any]:
@@ -515,13 +548,8 @@ def measure_tree(
         )
         attempt(result, key, search)
     if profile:
-        stats_file = workdir / "parse.prof"
-        attempt(result, "profile", lambda: bench_parse_tree(tree, paths, workdir, stats_file))
-        if "error" not in result["profile"]:
-            result["profile"] = {
-                "seconds_profiled": result["profile"]["seconds"],
-                **profile_top(stats_file, 25),
-            }
+        attempt(result, "profile", lambda: profile_parse(tree, paths, workdir))
+        attempt(result, "profile_index", lambda: profile_index(tree, workdir, workers))
     result["loadavg_end"] = os.getloadavg()
     return result
 
@@ -605,12 +633,16 @@ def render_notes(results: Sequence[dict[str, Any]]) -> str:
         for key, phase in r.items():
             if isinstance(phase, dict) and "error" in phase:
                 out.append(f"  - FAILED {key}: {phase['error'].strip()[-300:]}")
-        profile = r.get("profile", {})
-        if "tottime" in profile:
-            out.append(
-                f"  - cProfile of the parse-only pass ({fmt_s(profile['seconds_profiled'])} under the profiler):"
-            )
-            out.append("\n```\n" + "\n".join(profile["tottime"][:20]) + "\n```")
+        for key, what in (
+            ("profile", "the parse-only pass"),
+            ("profile_index", "the full index's own process"),
+        ):
+            profile = r.get(key, {})
+            if "tottime" in profile:
+                out.append(
+                    f"  - cProfile of {what} ({fmt_s(profile['seconds_profiled'])} under the profiler):"
+                )
+                out.append("\n```\n" + "\n".join(profile["tottime"][:20]) + "\n```")
     return "\n".join(out)
 
 
@@ -651,7 +683,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help="parser processes of the full index")
     ap.add_argument("--search-runs", type=int, default=3, help="timed runs per query after one warm-up")
     ap.add_argument("--profile", action="append", default=[], metavar="TREE", choices=sorted(TREES_BY_NAME),
-                    help="also run the parse-only pass of TREE under cProfile and report its top functions")  # fmt: skip
+                    help="also run the parse-only pass and a full index of TREE under cProfile: their top functions")  # fmt: skip
     ap.add_argument("--json", dest="json_path", type=Path, default=RESULTS / "polyglot.json")
     ap.add_argument("--md", dest="md_path", type=Path, default=RESULTS / "polyglot.md")
     ap.add_argument("--no-save", action="store_true", help="print the table, write no result file")
