@@ -29,6 +29,7 @@ class SymbolKind(enum.StrEnum):
     IMPL = "impl"  # a Rust `impl [Trait for] Type` block
     MODULE = "module"  # a named module or namespace inside a file
     MACRO = "macro"
+    FIELD = "field"  # an interface's property
 
     @property
     def is_callable(self) -> bool:
@@ -52,6 +53,7 @@ class ChunkKind(enum.StrEnum):
     CLASS = "class"  # a class header: the class minus its methods' bodies
     FUNCTION = "function"
     METHOD = "method"
+    DECLARATION = "declaration"  # a multi-line type, constant or variable outside a class (other languages)
     MODULE = "module"  # module-level code outside any definition
     TEXT = "text"  # a line window of a non-code file, or of a file that failed to parse
 
@@ -72,7 +74,9 @@ class Symbol:
     is_async: bool = False
     parent: str = ""  # qualified name of the enclosing definition, "" at module level
     depth: int = 0  # nesting depth: 0 for top level
-    exported: bool = False  # visible outside its module: `export`, `pub`, a capitalised Go name, no `_` prefix
+    exported: bool = (
+        False  # visible outside its module: `export`, `pub`, a capitalised Go name, no `_` prefix
+    )
 
     @property
     def first_doc_line(self) -> str:

@@ -1,4 +1,5 @@
-"""The CodeParser adapter: Python through `ast`, every other known text format as line windows.
+"""The CodeParser adapter: Python through `ast`, the languages of `data/languages.toml` through tree-sitter
+(`treesitter_parser`), every other known text format as line windows.
 
 `parse_many` spreads parsing over worker processes when there is enough of it to pay for them.
 """
@@ -14,6 +15,7 @@ import attrs
 from ..application.ports import CodeParser
 from ..domain.code import Chunk, ChunkKind, ParsedFile
 from .python_parser import chunk_id, parse_python
+from .treesitter_parser import parse_tree_sitter, spec_for
 
 TEXT_WINDOW = 50
 
@@ -22,7 +24,7 @@ LANGUAGES: dict[str, str] = {
     ".md": "markdown", ".rst": "rst", ".txt": "text",
     ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".ini": "ini", ".cfg": "ini",
     ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".tsx": "typescript",
+    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
     ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".c": "c", ".h": "c",
     ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".rb": "ruby", ".php": "php",
     ".swift": "swift", ".scala": "scala", ".sh": "shell", ".bash": "shell", ".sql": "sql",
@@ -75,6 +77,14 @@ def parse_source(path: str, text: str) -> ParsedFile:
         parsed = parse_python(path, text)
         if parsed.error:  # keep the file searchable as text; symbols are skipped and counted
             return ParsedFile(language="python", chunks=text_chunks(path, "python", text), error=parsed.error)
+        return parsed
+    spec = spec_for(path)
+    if spec is not None:
+        parsed = parse_tree_sitter(path, text, spec)
+        if parsed.error and not parsed.chunks:  # too slow or minified: searchable as text, counted
+            return ParsedFile(
+                language=spec.name, chunks=text_chunks(path, spec.name, text), error=parsed.error
+            )
         return parsed
     return ParsedFile(language=language, chunks=text_chunks(path, language, text))
 

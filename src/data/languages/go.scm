@@ -1,0 +1,29 @@
+; Go definitions. Captures: @definition.<kind> the node, @name its name, @owner the receiver type
+; (a method's qualified name is Owner.name). Earlier patterns win when two capture the same node.
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @owner
+        (pointer_type (type_identifier) @owner)
+        (generic_type type: (type_identifier) @owner)
+        (pointer_type (generic_type type: (type_identifier) @owner))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name) @definition.type
+(type_alias name: (type_identifier) @name) @definition.type
+
+(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.const))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.const))
+
+; bases: embedded structs and interfaces
+(type_spec type: (struct_type (field_declaration_list (field_declaration . type: [(type_identifier) (qualified_type) (pointer_type)] @base .)))) @bases.of
+(type_spec type: (interface_type (type_elem (type_identifier) @base))) @bases.of

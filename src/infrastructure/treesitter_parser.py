@@ -1,0 +1,604 @@
+"""Every language but Python -> symbols and chunks, through tree-sitter and one definitions query a language.
+
+A language is data: a row of `src/data/languages.toml` (its grammar wheel, file endings, comment and attribute
+node kinds, how it exports) and a query file `src/data/languages/<name>.scm` in the spirit of tree-sitter's
+`tags.scm`. The query marks each definition `@definition.<kind>` (a `SymbolKind`) with its `@name`, and may add
+`@owner` (the qualifier a definition carries itself: a Go receiver, `X` of `X.prototype.m = function`),
+`@members` and `@trait` (an impl block: its functions are `Type.method`, the block is `impl Trait for Type`),
+and `@bases.of` with `@base` (a definition's bases: `extends`, `implements`, embedded structs). When two
+patterns capture the same node, the earlier one wins, so specific patterns come before general ones.
+
+Everything else is the same for every language: qualified names come from nesting (a member of a class,
+struct, interface, trait or impl is `Container.member`; functions and modules do not qualify what they hold,
+as in `../shared/eval/polyglot/verify.py`), a definition's range starts at its first attribute or decorator
+and its doc comment is the comments right above it. Chunks follow `python_parser`: one per function or
+method not nested in a function, a header per type (its lines minus its members' bodies), one per other
+multi-line top-level definition, and module-level windows for the rest.
+
+Parsing is time-boxed (`PARSE_SECONDS`): a file that takes longer, or looks minified, is indexed as text and
+counted as a parse error; a file with syntax errors keeps the definitions tree-sitter recovered.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import time
+import tomllib
+import warnings
+from collections.abc import Callable, Iterable
+from importlib import resources
+
+import attrs
+import tree_sitter as ts
+
+from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
+from .python_parser import MODULE_WINDOW, chunk_id
+
+PARSE_SECONDS = 2.0  # per file: a grammar that runs away on odd input never stalls the index
+MINIFIED_LINE = 5_000  # a line this long, or an average line a tenth of it, marks generated or minified code
+_SPACES = re.compile(r"\s+")
+_GENERICS = re.compile(r"<.*>", re.DOTALL)
+_TYPE_PREFIX = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|\*|(?:dyn|impl|mut|const)\s+)+")
+_DOC_MARKERS = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*(?!/)|#)?\s?")
+_DOC_END = re.compile(r"\s*\*/\s*$")
+
+
+@attrs.frozen(kw_only=True)
+class LanguageSpec:
+    key: str  # the table's row name ("tsx")
+    name: str  # the language's name in chunks and selectors ("typescript")
+    extensions: tuple[str, ...]
+    grammar: str
+    query: str
+    comments: frozenset[str]
+    attributes: frozenset[str]
+    wrappers: frozenset[str]
+    exported: tuple[str, ...]
+    line_comment: tuple[str, ...]
+
+
+@functools.cache
+def language_specs() -> tuple[LanguageSpec, ...]:
+    table = tomllib.loads(resources.files("trifecta.data").joinpath("languages.toml").read_text("utf-8"))
+    return tuple(
+        LanguageSpec(
+            key=key,
+            name=row.get("name", key),
+            extensions=tuple(row["extensions"]),
+            grammar=row["grammar"],
+            query=row["query"],
+            comments=frozenset(row.get("comments", ())),
+            attributes=frozenset(row.get("attributes", ())),
+            wrappers=frozenset(row.get("wrappers", ())),
+            exported=tuple(row.get("exported", ())),
+            line_comment=tuple(row.get("line_comment", ())),
+        )
+        for key, row in table.items()
+    )
+
+
+@functools.cache
+def _by_extension() -> dict[str, LanguageSpec]:
+    return {ext: spec for spec in language_specs() for ext in spec.extensions}
+
+
+def spec_for(path: str) -> LanguageSpec | None:
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return _by_extension().get(name[dot:].lower()) if dot > 0 else None
+
+
+def symbol_languages() -> frozenset[str]:
+    """The languages whose files have symbols through this parser."""
+    return frozenset(spec.name for spec in language_specs())
+
+
+@functools.cache
+def _compiled(key: str) -> tuple[ts.Parser, ts.Query]:
+    """The parser and query of one language, loaded on first use (once a process: workers load their own)."""
+    spec = next(s for s in language_specs() if s.key == key)
+    module, function = spec.grammar.split(":")
+    language = ts.Language(getattr(importlib.import_module(module), function)())
+    source = resources.files("trifecta.data").joinpath("languages").joinpath(spec.query).read_text("utf-8")
+    with warnings.catch_warnings():  # tree-sitter 0.25's progress_callback crashes; its time limit works
+        warnings.simplefilter("ignore", DeprecationWarning)
+        parser = ts.Parser(language, timeout_micros=int(PARSE_SECONDS * 1_000_000))
+    return parser, ts.Query(language, source)
+
+
+@attrs.define
+class _Def:
+    node: ts.Node
+    kind: SymbolKind
+    name: str
+    owner: str
+    members: str  # what this definition's members are qualified with
+    bases: list[str]
+    pattern: int
+    range_node: ts.Node
+    start_line: int = 0
+    end_line: int = 0
+    qualname: str = ""
+    parent: str = ""
+    depth: int = 0
+    in_function: bool = False
+    inner: list[_Def] = attrs.Factory(list)
+
+
+def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
+    lines = text.split("\n")
+    longest = max(map(len, lines), default=0)
+    if longest > MINIFIED_LINE or (
+        len(text) > 10 * MINIFIED_LINE and len(text) / len(lines) > MINIFIED_LINE / 10
+    ):
+        return ParsedFile(
+            language=spec.name, error="minified or generated (very long lines): indexed as text"
+        )
+    parser, query = _compiled(spec.key)
+    data = text.encode("utf-8", "replace")
+    started = time.monotonic()
+    try:
+        tree = parser.parse(data)
+    except ValueError:  # the parser's time limit ran out
+        parser.reset()  # else the next parse would resume this one
+        return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
+    matches = ts.QueryCursor(query).matches(tree.root_node)
+    error = ""
+    if tree.root_node.type == "ERROR":  # the grammar gave up on the file as a whole: try each top-level block
+        matches = [m for block in _blocks(data) for m in _block_matches(parser, query, data, block)]
+        error = "syntax the grammar does not know: definitions recovered block by block"
+    if time.monotonic() - started > 2 * PARSE_SECONDS:
+        return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
+    defs = _definitions(matches, spec)
+    parsed = _extract(path, lines, data, defs, spec)
+    return attrs.evolve(parsed, error=error) if error else parsed
+
+
+_BLOCK_START = re.compile(rb"^[^\s})\]]", re.MULTILINE)
+
+
+def _blocks(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges of the top-level blocks: each starts at a line that starts at column 0 and does not close a
+    bracket. Comments right above a block stay with it."""
+    starts = [m.start() for m in _BLOCK_START.finditer(data)]
+    merged: list[int] = []
+    for start in starts:
+        if (
+            merged
+            and data[merged[-1] : start].lstrip().startswith((b"//", b"/*", b"#", b"@"))
+            and (
+                data.count(b"\n", merged[-1], start) <= 1 or data[merged[-1] : start].rstrip().endswith(b"*/")
+            )
+        ):
+            continue  # a comment or decorator line belongs to the block under it
+        merged.append(start)
+    bounds = [*merged, len(data)]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(merged))]
+
+
+def _block_matches(
+    parser: ts.Parser, query: ts.Query, data: bytes, block: tuple[int, int]
+) -> list[tuple[int, dict[str, list[ts.Node]]]]:
+    """The query's matches in one block, parsed alone: every other byte but newlines is blanked, so the
+    tree's rows and byte offsets are the file's."""
+    start, end = block
+    masked = bytearray(len(data))
+    masked[:] = _blank(data[:start]) + data[start:end] + _blank(data[end:])
+    try:
+        tree = parser.parse(bytes(masked))
+    except ValueError:
+        parser.reset()
+        return []
+    return ts.QueryCursor(query).matches(tree.root_node)
+
+
+def _blank(part: bytes) -> bytes:
+    return part.translate(_BLANKING)
+
+
+_BLANKING = bytes(c if c == 10 else 32 for c in range(256))
+
+
+def _text(node: ts.Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+def type_name(text: str) -> str:
+    """`&'a mut Foo<T>` -> `Foo`, `io::Result<T>` -> `Result`, `*Command` -> `Command`."""
+    text = _TYPE_PREFIX.sub("", text.strip())
+    text = _GENERICS.sub("", text).strip()
+    return text.rsplit("::", 1)[-1].rsplit(".", 1)[-1].strip() or text
+
+
+def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: LanguageSpec) -> list[_Def]:
+    found: dict[tuple[int, int, str], _Def] = {}
+    bases: dict[tuple[int, int, str], list[str]] = {}
+    for pattern, captures in matches:
+        if "bases.of" in captures:
+            of = captures["bases.of"][0]
+            bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(
+                type_name(_text(b)) for b in captures.get("base", ())
+            )
+            continue
+        label = next((c for c in captures if c.startswith("definition.")), None)
+        if label is None:
+            continue
+        try:
+            kind = SymbolKind(label.removeprefix("definition."))
+        except ValueError:
+            continue
+        node = captures[label][0]
+        key = (node.start_byte, node.end_byte, node.type)
+        if key in found and found[key].pattern <= pattern:
+            continue
+        name = _text(captures["name"][0]) if "name" in captures else ""
+        members = type_name(_text(captures["members"][0])) if "members" in captures else ""
+        if kind is SymbolKind.IMPL:
+            trait = type_name(_text(captures["trait"][0])) if "trait" in captures else ""
+            name = f"impl {trait} for {members}" if trait else f"impl {members}"
+        if not name:
+            continue
+        owner = type_name(_text(captures["owner"][0])) if "owner" in captures else ""
+        impl_bases = [type_name(_text(captures["trait"][0]))] if "trait" in captures else []
+        found[key] = _Def(
+            node=node,
+            kind=kind,
+            name=name,
+            owner=owner,
+            members=members or name,
+            bases=impl_bases,
+            pattern=pattern,
+            range_node=_range_node(node, spec),
+        )
+    for key, names in bases.items():
+        if key in found:
+            found[key].bases.extend(n for n in names if n not in found[key].bases)
+    return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+
+
+def _range_node(node: ts.Node, spec: LanguageSpec) -> ts.Node:
+    """The node whose lines are the definition: a wrapper holding only this definition (`const x = 1;`)."""
+    parent = node.parent
+    if (
+        parent is not None
+        and parent.type in spec.wrappers
+        and sum(1 for c in parent.named_children if c.type == node.type) == 1
+    ):
+        return parent
+    return node
+
+
+def _attributes_and_doc(node: ts.Node, spec: LanguageSpec) -> tuple[int, str]:
+    """The first line of the definition's attributes (its range starts there), and its doc comment: the
+    comments right above it or above its attributes, looking out through wrappers that start with it
+    (`export`, `@decorator export class`, a Go `type (...)` group's first spec)."""
+    start = top = node.start_point.row
+    doc: list[ts.Node] = []
+    anchor: ts.Node | None = node
+    while anchor is not None:
+        sibling = anchor.prev_named_sibling
+        while sibling is not None:
+            if sibling.type in spec.attributes:
+                start = min(start, sibling.start_point.row)
+                top = sibling.start_point.row
+            elif sibling.type in spec.comments and sibling.end_point.row >= top - 1:
+                doc.append(sibling)
+                top = sibling.start_point.row
+            else:
+                return start + 1, _joined_doc(doc)
+            sibling = sibling.prev_named_sibling
+        parent = anchor.parent
+        if parent is None or parent.parent is None or parent.start_point.row < top - 1:
+            break
+        anchor = parent  # the wrapper starts where this definition's text starts: its comments are ours
+    return start + 1, _joined_doc(doc)
+
+
+def _joined_doc(doc: list[ts.Node]) -> str:
+    return "\n".join(_doc_text(_text(c)) for c in reversed(doc)).strip()
+
+
+def _doc_text(comment: str) -> str:
+    out = []
+    for line in comment.split("\n"):
+        line = _DOC_END.sub("", line)
+        out.append(_DOC_MARKERS.sub("", line, count=1).rstrip())
+    return "\n".join(out).strip()
+
+
+def _signature(d: _Def, data: bytes, spec: LanguageSpec) -> str:
+    """The definition's text up to its body (`func (c *Command) Find(args []string) (*Command, []string, error)`),
+    whitespace collapsed; its first line when the body is far or absent."""
+    node = d.node
+    body = node.child_by_field_name("body")
+    value = node.child_by_field_name("value")
+    if body is None and value is not None:
+        body = value.child_by_field_name("body")
+    start = d.range_node.start_byte
+    for child in d.range_node.children:  # decorators held inside the node are not its signature
+        if child.type in spec.attributes or child.type in spec.comments:
+            start = child.end_byte
+        else:
+            break
+    line_end = data.find(b"\n", start)
+    line_end = len(data) if line_end < 0 else line_end
+    end = (
+        body.start_byte if body is not None and body.start_point.row - node.start_point.row < 12 else line_end
+    )
+    text = data[start : max(start, end)].decode("utf-8", "replace")
+    return _SPACES.sub(" ", text).strip().rstrip("{=").strip()[:400] or d.name
+
+
+def _params(d: _Def) -> tuple[str, ...]:
+    node = d.node
+    params = node.child_by_field_name("parameters")
+    if params is None and (value := node.child_by_field_name("value")) is not None:
+        params = value.child_by_field_name("parameters") or value.child_by_field_name("parameter")
+    if params is None:
+        return ()
+    if params.type in ("identifier",):  # `x => ...`
+        return (_text(params),)
+    out = []
+    for child in params.named_children:
+        if child.type in ("comment", "line_comment", "block_comment"):
+            continue
+        name = child.child_by_field_name("name") or child.child_by_field_name("pattern")
+        text = _text(name) if name is not None else _text(child)
+        out.append(_SPACES.sub(" ", text.split(":")[0].split("=")[0]).strip()[:60])
+    return tuple(p for p in out if p)
+
+
+def _exported(d: _Def, spec: LanguageSpec) -> bool:
+    node = d.range_node
+    for rule in spec.exported:
+        kind, _, arg = rule.partition(":")
+        if kind == "always":
+            return True
+        if kind == "capitalized" and d.name[:1].isupper():
+            return True
+        if kind == "child" and any(c.type == arg for c in (*node.children, *d.node.children)):
+            return True
+        if kind == "parent" and node.parent is not None and node.parent.type == arg:
+            return True
+        if kind == "prefix" and (node.text or b"").startswith(arg.encode()):
+            return True
+        if kind == "modifier":
+            for c in d.node.children:
+                if "modifier" in c.type and re.search(rf"\b{re.escape(arg)}\b", _text(c)):
+                    return True
+    return False
+
+
+def _comment_lines(body: str, prefixes: tuple[str, ...]) -> str:
+    if not prefixes:
+        return ""
+    out = []
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(prefixes):
+            out.append(_doc_text(stripped))
+    return "\n".join(filter(None, out))
+
+
+def _extract(path: str, lines: list[str], data: bytes, defs: list[_Def], spec: LanguageSpec) -> ParsedFile:
+    lines = [line.removesuffix("\r") for line in lines]
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    n_lines = len(lines)
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    seen_ids: dict[str, int] = {}
+
+    def new_id(kind: str, symbol: str) -> str:
+        key = f"{kind}\0{symbol}"
+        ordinal = seen_ids.get(key, 0)
+        seen_ids[key] = ordinal + 1
+        return chunk_id(path, kind, symbol, ordinal)
+
+    # nesting: each definition's closest enclosing definition (defs are sorted by start, outer first)
+    stack: list[_Def] = []
+    roots: list[_Def] = []
+    docs: dict[int, str] = {}
+    for d in defs:
+        start, doc = _attributes_and_doc(d.range_node, spec)
+        d.start_line = min(start, d.range_node.start_point.row + 1)
+        d.end_line = min(max(d.range_node.end_point.row + 1, d.start_line), max(n_lines, d.start_line))
+        if d.range_node.end_point.column == 0 and d.range_node.end_point.row > d.range_node.start_point.row:
+            d.end_line -= 1  # a node that ends at a line's first column ends on the line before
+        docs[id(d)] = doc
+        while stack and d.node.start_byte >= stack[-1].node.end_byte:
+            stack.pop()
+        outer = stack[-1] if stack else None
+        if outer is None:
+            roots.append(d)
+        else:
+            outer.inner.append(d)
+        qualifier = d.owner
+        if (
+            not qualifier
+            and outer is not None
+            and outer.kind.is_container
+            and outer.kind is not SymbolKind.MODULE
+            and (d.kind.is_callable or d.kind is SymbolKind.FIELD)
+        ):
+            qualifier = outer.members  # nested types and constants keep their own name (Rust `type Item`)
+        if qualifier and d.kind is SymbolKind.FUNCTION and outer is not None and outer.kind.is_container:
+            d.kind = SymbolKind.METHOD
+        if d.owner and d.kind is SymbolKind.FUNCTION and d.node.type != "expression_statement":
+            d.kind = SymbolKind.METHOD  # a Go method's receiver
+        d.qualname = f"{qualifier}.{d.name}" if qualifier else d.name
+        d.parent = qualifier or (outer.qualname if outer is not None else "")
+        d.depth = len(stack)
+        d.in_function = outer is not None and (outer.in_function or outer.kind.is_callable)
+        stack.append(d)
+
+    symbols = [
+        Symbol(
+            name=d.name.rsplit(".", 1)[-1] if d.kind is not SymbolKind.IMPL else d.name,
+            qualname=d.qualname,
+            kind=d.kind,
+            start_line=d.start_line,
+            end_line=d.end_line,
+            def_line=d.node.start_point.row + 1,
+            signature=_signature(d, data, spec),
+            docstring=docs[id(d)],
+            decorators=tuple(_decorators(d, spec)),
+            bases=tuple(d.bases),
+            params=_params(d) if d.kind.is_callable else (),
+            is_async=_is_async(d),
+            parent=d.parent,
+            depth=d.depth,
+            exported=_exported(d, spec),
+        )
+        for d in defs
+    ]
+    by_def = {id(d): s for d, s in zip(defs, symbols, strict=True)}
+    chunks: list[Chunk] = []
+    covered: list[tuple[int, int]] = []
+
+    def add_chunks(d: _Def) -> bool:
+        """Chunks for `d` and what it holds; False when `d` stays in its parent's text."""
+        sym = by_def[id(d)]
+        if d.in_function:
+            return False
+        if d.kind.is_callable:
+            body = "\n".join(lines[d.start_line - 1 : d.end_line])
+            kind = ChunkKind.METHOD if d.kind is SymbolKind.METHOD else ChunkKind.FUNCTION
+            doc = "\n".join(filter(None, [sym.docstring, _comment_lines(body, spec.line_comment)]))
+            chunks.append(
+                _chunk(path, spec, new_id(kind.value, d.qualname), d, sym, kind, d.end_line, doc, body)
+            )
+            return True
+        if d.kind.is_container:
+            holes = [(k.start_line, k.end_line, k.node.start_point.row + 1) for k in d.inner if add_chunks(k)]
+            header_end = (min(h[0] for h in holes) - 1) if holes else d.end_line
+            body = _lines_outside(lines, d.start_line, d.end_line, holes)
+            chunks.append(
+                _chunk(path, spec, new_id("class", d.qualname), d, sym, ChunkKind.CLASS, max(d.start_line, header_end),
+                       sym.docstring, body)
+            )  # fmt: skip
+            return True
+        if d.end_line > d.start_line:  # a multi-line type, constant or variable of its own
+            body = "\n".join(lines[d.start_line - 1 : d.end_line])
+            chunks.append(
+                _chunk(path, spec, new_id("declaration", d.qualname), d, sym, ChunkKind.DECLARATION, d.end_line,
+                       sym.docstring, body)
+            )  # fmt: skip
+            return True
+        return False
+
+    for d in roots:
+        if add_chunks(d):
+            covered.append((d.start_line, d.end_line))
+    chunks.extend(_module_chunks(path, spec, stem, lines, covered, new_id))
+    symbols.sort(key=lambda s: (s.start_line, s.depth))
+    chunks.sort(key=lambda c: c.start_line)
+    return ParsedFile(language=spec.name, symbols=tuple(symbols), chunks=tuple(chunks))
+
+
+def _decorators(d: _Def, spec: LanguageSpec) -> Iterable[str]:
+    found = []
+    sibling = d.range_node.prev_named_sibling
+    while sibling is not None and (sibling.type in spec.attributes or sibling.type in spec.comments):
+        if sibling.type in spec.attributes:
+            found.append(_SPACES.sub(" ", _text(sibling)).strip()[:200])
+        sibling = sibling.prev_named_sibling
+    found.reverse()
+    found += [_SPACES.sub(" ", _text(c)).strip()[:200] for c in d.node.children if c.type in spec.attributes]
+    for c in d.node.children:  # Java/C#/Kotlin keep annotations in a modifiers node
+        if c.type.endswith("modifiers"):
+            found += [
+                _text(a) for a in c.named_children if "annotation" in a.type or a.type in spec.attributes
+            ]
+    return [f.lstrip("@") for f in found]
+
+
+def _is_async(d: _Def) -> bool:
+    node = d.node
+    value = node.child_by_field_name("value")
+    for candidate in (node, value):
+        if candidate is None:
+            continue
+        for c in candidate.children:
+            if c.type == "async" or (c.type == "function_modifiers" and b"async" in (c.text or b"")):
+                return True
+            if c is candidate.child_by_field_name("name") or c.type in (
+                "(",
+                "formal_parameters",
+                "parameters",
+            ):
+                break
+    return False
+
+
+def _chunk(
+    path: str,
+    spec: LanguageSpec,
+    cid: str,
+    d: _Def,
+    sym: Symbol,
+    kind: ChunkKind,
+    end_line: int,
+    doc: str,
+    body: str,
+) -> Chunk:
+    return Chunk(
+        id=cid,
+        path=path,
+        start_line=d.start_line,
+        end_line=end_line,
+        kind=kind,
+        language=spec.name,
+        symbol=d.qualname,
+        name=sym.name,
+        signature=sym.signature,
+        doc=doc,
+        body=body,
+    )
+
+
+def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int, int, int]]) -> str:
+    """Lines start..end minus each hole, keeping the hole's definition line as a summary."""
+    keep = []
+    line = start
+    for h_start, h_end, h_def in sorted(holes):
+        keep.extend(lines[line - 1 : h_start - 1])
+        keep.append(lines[h_def - 1] if h_def - 1 < len(lines) else "")
+        line = max(line, h_end + 1)
+    keep.extend(lines[line - 1 : end])
+    return "\n".join(keep)
+
+
+def _module_chunks(
+    path: str,
+    spec: LanguageSpec,
+    stem: str,
+    lines: list[str],
+    ranges: list[tuple[int, int]],
+    new_id: Callable[[str, str], str],
+) -> list[Chunk]:
+    covered = bytearray(len(lines) + 2)
+    for s, e in ranges:
+        covered[s : e + 1] = b"\x01" * (e - s + 1)
+    free = [n for n in range(1, len(lines) + 1) if not covered[n] and lines[n - 1].strip()]
+    out: list[Chunk] = []
+    for i in range(0, len(free), MODULE_WINDOW):
+        window = free[i : i + MODULE_WINDOW]
+        body = "\n".join([lines[n - 1] for n in window])
+        out.append(
+            Chunk(
+                id=new_id("module", ""),
+                path=path,
+                start_line=window[0],
+                end_line=window[-1],
+                kind=ChunkKind.MODULE,
+                language=spec.name,
+                symbol="",
+                name=stem,
+                signature=path,
+                doc=_comment_lines(body, spec.line_comment),
+                body=body,
+            )
+        )
+    return out
