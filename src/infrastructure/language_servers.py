@@ -82,7 +82,11 @@ SERVERS: tuple[ServerSpec, ...] = (
         },
         install="npm install -g typescript-language-server typescript",
         # No automatic typings: tsserver would run npm to fetch @types packages (network, and code run).
-        init_options={"disableAutomaticTypingAcquisition": True, "hostInfo": "trifecta"},
+        init_options={
+            "disableAutomaticTypingAcquisition": True,
+            "hostInfo": "trifecta",
+            "tsserver": {"useSyntaxServer": "never"},
+        },
         beside=Beside(
             package_file="typescript/lib/tsserver.js", option=("tsserver", "path"), program="tsserver"
         ),

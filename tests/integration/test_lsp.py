@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 import trifecta
+from trifecta.application.navigation import LanguageServerUnavailable
 from trifecta.domain.contract import Response
+from trifecta.infrastructure.lazy_language_server import LazyLanguageServer
 from trifecta.interfaces.facade import Engine
 
 REAL_SERVER = "real jedi-language-server: start-up ~0.7 s plus jedi's first inference per test"
@@ -323,7 +325,49 @@ def test_a_missing_server_is_lsp_unavailable_at_once(sample_repo: Path) -> None:
         response, seconds = timed(lambda: engine.refs(RESERVE))
         error = lsp_error(response)
         assert error["data"]["reason"] == "not_installed" and seconds < 1
+        assert error["data"]["install"] == "pip install 'trifecta[lsp]'"
+        assert "[lsp] command" in error["message"]
         assert response.data["uri"] == RESERVE
+    finally:
+        engine.close()
+
+
+def test_a_stub_that_says_the_server_is_missing_is_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rustup puts a rust-analyzer proxy on PATH that only fails until the component is added."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "rust-analyzer"
+    stub.write_text(
+        "#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\" >&2\nexit 1\n"
+    )
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    router = LazyLanguageServer(tmp_path, None, 5.0)
+    try:
+        with pytest.raises(LanguageServerUnavailable) as info:
+            router.hover("src/lib.rs", "fn main() {}\n", 1, 3)
+        assert info.value.reason == "not_installed"
+        assert info.value.details["install"] == "rustup component add rust-analyzer"
+        assert info.value.details["exit_code"] == 1 and "Unknown binary" in info.value.details["stderr_tail"]
+    finally:
+        router.close()
+
+
+@pytest.mark.slow  # REAL_SERVER
+def test_a_segments_own_config_cannot_choose_the_server(sample_repo: Path, fake_server: Path) -> None:
+    """[lsp] command runs a program: only the user's config, the environment or an option may set it."""
+    config = sample_repo / ".trifecta" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(f"[lsp]\ncommand = [{sys.executable!r}, {str(fake_server)!r}, 'ok']\n")
+    engine = open_engine(sample_repo, lsp_timeout=30)
+    try:
+        hover = engine.hover(RESERVE)
+        assert hover.ok, hover.errors
+        assert "from the fake" not in hover.data["content"]
+        assert "shop.inventory.Inventory.reserveStock" in hover.data["content"]  # jedi answered
+        assert adapter(engine).command == ("jedi-language-server",)
     finally:
         engine.close()
 
