@@ -146,9 +146,16 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
     matches = ts.QueryCursor(query).matches(tree.root_node)
     error = ""
-    if tree.root_node.type == "ERROR":  # the grammar gave up on the file as a whole: try each top-level block
-        matches = [m for block in _blocks(data) for m in _block_matches(parser, query, data, block)]
-        error = "syntax the grammar does not know: definitions recovered block by block"
+    if (
+        tree.root_node.has_error
+    ):  # keep what parsed cleanly; parse each top-level block an error touches alone
+        broken = [(c.start_byte, c.end_byte) for c in tree.root_node.children if c.has_error]
+        whole = tree.root_node.type == "ERROR"  # the root is no `program`: patterns anchored on it fail
+        retry = [b for b in _blocks(data) if whole or any(s < b[1] and b[0] < e for s, e in broken)]
+        matches = [m for m in matches if not whole and not _definition_node(m[1]).has_error] + [
+            m for block in retry for m in _block_matches(parser, query, data, block)
+        ]
+        error = "syntax error: definitions kept where the file parses, block by block"
     if time.monotonic() - started > 2 * PARSE_SECONDS:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
     defs = _definitions(matches, spec)
@@ -199,6 +206,11 @@ def _blank(part: bytes) -> bytes:
 
 
 _BLANKING = bytes(c if c == 10 else 32 for c in range(256))
+
+
+def _definition_node(captures: dict[str, list[ts.Node]]) -> ts.Node:
+    label = next((c for c in captures if c.startswith(("definition.", "bases.of"))), None)
+    return captures[label][0] if label else next(iter(captures.values()))[0]
 
 
 def _text(node: ts.Node | None) -> str:
