@@ -661,10 +661,16 @@ def render_sources(manifests: Sequence[dict[str, Any]]) -> str:
 
 def render_markdown(run: dict[str, Any]) -> str:
     load = "/".join(f"{x:.1f}" for x in (run["loadavg_start"][0], run["loadavg_end"][0]))
+    source = run.get("trifecta", {})
+    at = f", Trifecta at {source['commit']}" if source.get("commit") else ""
+    if source.get("uncommitted_src_files"):
+        at += f" + {source['uncommitted_src_files']} uncommitted src/ files"
+    if run.get("label"):
+        at += f" ({run['label']})"
     return "\n\n".join(
         [
             f"Trifecta polyglot benchmark ({run['date']}): Python {run['python']}, {run['cpus']} CPUs, "
-            f"load average at start/end {load}, {run['platform']}, parser: {run['parser']}",
+            f"load average at start/end {load}, {run['platform']}, parser: {run['parser']}{at}",
             render_table(run["trees"]),
             render_notes(run["trees"]),
             "Trees (pruned to each language's source files):\n\n" + render_sources(run["manifests"]),
@@ -686,12 +692,32 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="also run the parse-only pass and a full index of TREE under cProfile: their top functions")  # fmt: skip
     ap.add_argument("--json", dest="json_path", type=Path, default=RESULTS / "polyglot.json")
     ap.add_argument("--md", dest="md_path", type=Path, default=RESULTS / "polyglot.md")
+    ap.add_argument("--label", default="", help="a note for the header, e.g. what was measured")
     ap.add_argument("--no-save", action="store_true", help="print the table, write no result file")
     ap.add_argument("--keep", action="store_true", help="keep the temp dirs (their paths go to stderr)")
     args = ap.parse_args(argv)
     if args.workers < 1 or args.search_runs < 1:
         ap.error("--workers and --search-runs must be at least 1")
     return args
+
+
+def source_label() -> dict[str, Any]:
+    """Which Trifecta was measured: where it is imported from, that checkout's commit and uncommitted src/ files
+    (none known when it is not a git checkout)."""
+    import trifecta
+
+    package = Path(trifecta.__file__).resolve().parent
+
+    def git(*cmd: str) -> str:
+        proc = subprocess.run(["git", *cmd], cwd=package, capture_output=True, text=True)
+        return proc.stdout.strip() if proc.returncode == 0 else ""
+
+    changed = git("status", "--porcelain", "--", ".")
+    return {
+        "imported_from": str(package),
+        "commit": git("rev-parse", "--short", "HEAD"),
+        "uncommitted_src_files": len(changed.splitlines()) if changed else 0,
+    }
 
 
 def parser_label() -> str:
@@ -720,6 +746,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "parser": parser_label(),
+        "trifecta": source_label(),
+        "label": args.label,
         "loadavg_start": os.getloadavg(),
         "manifests": manifests,
         "trees": [],

@@ -163,13 +163,15 @@ def test_markdown_has_the_header_table_and_sources() -> None:
         "platform": "Linux",
         "cpus": 2,
         "parser": "tree-sitter",
+        "trifecta": {"commit": "abc1234", "uncommitted_src_files": 2},
         "loadavg_start": (0.5, 0, 0),
         "loadavg_end": (1.5, 0, 0),
         "trees": [fake_tree()],
         "manifests": [manifest],
     }
     text = bp.render_markdown(run)
-    assert "2 CPUs, load average at start/end 0.5/1.5" in text and "parser: tree-sitter" in text
+    assert "2 CPUs, load average at start/end 0.5/1.5" in text
+    assert "parser: tree-sitter, Trifecta at abc1234 + 2 uncommitted src/ files" in text
     assert (
         "| go-fake | go | deb `golang-fake-dev=1.0-1` usr/share/gocode/src/fake | 1,200 | 200,000 |" in text
     )
