@@ -13,7 +13,7 @@ from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.regex_literals import required_literals
 from ..domain.rewrite_policy import is_test_file
 from ..domain.structural_query import StructuralQuery, base_matches, builtin_subclasses, decorator_matches
-from .ports import CodePatternMatcher, FileSource, IndexReader
+from .ports import CodePatternMatcher, FileSource, IndexReader, InvalidCodePattern
 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 _CODEISH = re.compile(
@@ -43,13 +43,15 @@ def literals(query: str, *, code_words: bool = True) -> list[str]:
 
 
 class PatternEngine:
-    def __init__(self, reader: IndexReader) -> None:
+    def __init__(self, reader: IndexReader, source: FileSource | None = None) -> None:
         self._reader = reader
+        self._source = source
 
     def search(self, needles: list[str], limit: int) -> list[Hit]:
         needles = [n for n in needles if n]
         if not needles:
             return []
+        lines = LineLocator(self._source)
         hits: list[Hit] = []
         for needle in needles[:4]:
             smart_case = (
@@ -68,7 +70,7 @@ class PatternEngine:
                         chunk=chunk,
                         score=score,
                         match_type="pattern",
-                        line=line_no,
+                        line=lines.locate(chunk, line_no, line),
                         preview=line.strip()[:300],
                     )
                 )
@@ -90,50 +92,122 @@ def looks_like_code_pattern(query: str) -> bool:
 
 
 class AstPatternEngine:
-    """ast-grep patterns over the segment's Python files: the trigram index narrows to files holding the
-    pattern's longest plain word, ast-grep decides on the syntax tree. Hits are the enclosing chunks,
-    at the matched line, with the matched code as the preview."""
+    """ast-grep patterns over the segment's code files, each file in its own language (or only in the
+    language asked for): the trigram index narrows to files holding the pattern's longest plain word,
+    ast-grep decides on the syntax tree. Hits are the enclosing chunks, at the matched line, with that line as
+    the preview. A pattern that does not parse in a language skips that language's files (the plan says so);
+    one that parses in none of the languages searched is an error."""
 
     MAX_FILES = 5000
 
     def __init__(self, reader: IndexReader, source: FileSource, matcher: CodePatternMatcher) -> None:
         self._reader = reader
-        self._source = source
+        self.source = source
         self._matcher = matcher
+        self._grammars_cache: tuple[str, frozenset[tuple[str, str]]] | None = None
 
-    def validate(self, pattern: str) -> None:
-        self._matcher.validate(pattern, "python")
+    def language(self, name: str) -> str:
+        """The index language `--lang NAME` means, or InvalidCodePattern listing the accepted names."""
+        language = self._matcher.language(name)
+        if language is None:
+            raise InvalidCodePattern(
+                f"unknown language {name!r} for lang; expected one of {', '.join(self._matcher.languages())}"
+            )
+        return language
 
-    def search(self, pattern: str, limit: int, plan: dict[str, object]) -> list[Hit]:
+    def validate(self, pattern: str, language: str | None = None) -> None:
+        """Raises InvalidCodePattern when the pattern parses in none of the grammars searched: the segment's
+        code files' (Python when it has none), or `language`'s."""
+        pairs = {(lang, g) for lang, g in self._segment_grammars() if language in (None, lang)}
+        if not pairs:
+            fallback = language or "python"
+            pairs = {(fallback, self._matcher.grammar(fallback, "") or fallback)}
+        self._usable(pattern, {g for _, g in pairs})
+
+    def _usable(self, pattern: str, grammars: set[str]) -> dict[str, str]:
+        """The grammars the pattern parses in, with why it does not parse in the others (`skipped`)."""
+        skipped: dict[str, str] = {}
+        for grammar in sorted(grammars):
+            try:
+                self._matcher.validate(pattern, grammar)
+            except InvalidCodePattern as exc:
+                skipped[grammar] = str(exc)
+        if grammars and len(skipped) == len(grammars):
+            reasons = sorted(set(skipped.values()))
+            if len(reasons) == 1:
+                raise InvalidCodePattern(reasons[0])
+            raise InvalidCodePattern(
+                f"invalid code pattern {pattern!r}: it does not parse as code of any language searched "
+                f"({', '.join(sorted(grammars))}); --lang LANG parses it in one"
+            )
+        return skipped
+
+    def _segment_grammars(self) -> frozenset[tuple[str, str]]:
+        """(language, grammar) of every file of the segment a pattern can run on; rebuilt when the index
+        changes."""
+        built_at = self._reader.stats().built_at
+        if self._grammars_cache is None or self._grammars_cache[0] != built_at:
+            found = set()
+            for stored in self._reader.files():
+                grammar = self._matcher.grammar(stored.language, stored.path)
+                if grammar is not None:
+                    found.add((stored.language, grammar))
+            self._grammars_cache = (built_at, frozenset(found))
+        return self._grammars_cache[1]
+
+    def _candidates(self, pattern: str, language: str | None) -> tuple[list[tuple[str, str]], list[str]]:
+        """(path, grammar) of the files to run the pattern on, and the word that narrowed them."""
         words = sorted(
             set(_PATTERN_WORD.findall(_METAVARIABLE.sub(" ", pattern))), key=lambda w: (-len(w), w)
         )
         if words:
-            paths = sorted({c.path for c in self._reader.substring_candidates(words[:1], limit=20000)})
+            found = {(c.path, c.language) for c in self._reader.substring_candidates(words[:1], limit=20000)}
         else:
-            paths = [f.path for f in self._reader.files()]
-        paths = [p for p in paths if p.endswith((".py", ".pyi"))][: self.MAX_FILES]
-        plan["code_pattern"] = {"pattern": pattern, "prefilter": words[:1], "files": len(paths)}
+            found = {(f.path, f.language) for f in self._reader.files()}
+        out = []
+        for path, lang in sorted(found):
+            grammar = self._matcher.grammar(lang, path) if language in (None, lang) else None
+            if grammar is not None:
+                out.append((path, grammar))
+        return out[: self.MAX_FILES], words[:1]
+
+    def search(
+        self, pattern: str, limit: int, plan: dict[str, object], language: str | None = None
+    ) -> list[Hit]:
+        files, prefilter = self._candidates(pattern, language)
+        skipped = self._usable(pattern, {g for _, g in files}) if files else {}
+        files = [(path, g) for path, g in files if g not in skipped]
+        plan["code_pattern"] = {
+            "pattern": pattern,
+            "prefilter": prefilter,
+            "files": len(files),
+            "languages": sorted({g for _, g in files}),
+        }
+        if language:
+            plan["code_pattern"]["lang"] = language  # type: ignore[index]
+        if skipped:
+            plan["code_pattern"]["skipped"] = skipped  # type: ignore[index]
         hits: list[Hit] = []
-        for path in paths:
+        for path, grammar in files:
             try:
-                text = self._source.read_bytes(path).decode("utf-8", errors="replace")
+                text = self.source.read_bytes(path).decode("utf-8", errors="replace")
             except Exception:  # deleted or unreadable since indexing: the next refresh catches up
                 continue
-            for match in self._matcher.find(pattern, "python", text, limit):
+            lines = text.split("\n")  # ast-grep counts lines by \n only
+            for match in self._matcher.find(pattern, grammar, text, limit):
                 chunk = self._reader.containing_chunk(path, match.start_line) or next(
                     iter(self._reader.iter_chunks([path])), None
                 )
                 if chunk is None:
                     continue
-                preview = "\n".join(match.text.splitlines()[:4])[:300]
+                line = lines[match.start_line - 1] if match.start_line <= len(lines) else match.text
                 hits.append(
                     Hit(
                         chunk=chunk,
                         score=1.0,
                         match_type="code_pattern",
                         line=match.start_line,
-                        preview=preview,
+                        preview=line.strip()[:300],
                     )
                 )
             if len(hits) >= limit * 4:
@@ -288,14 +362,20 @@ class RegexEngine:
 
     SCAN_CAP = 200_000  # chunks; a bigger index answers from the first ones and says it stopped
 
-    def __init__(self, reader: IndexReader) -> None:
+    def __init__(self, reader: IndexReader, source: FileSource | None = None) -> None:
         self._reader = reader
+        self._source = source
 
-    def search(self, compiled: SmartCaseRegex, limit: int, plan: dict[str, object]) -> list[Hit]:
+    def search(
+        self, compiled: SmartCaseRegex, limit: int, plan: dict[str, object], language: str | None = None
+    ) -> list[Hit]:
+        """`language`: only chunks of that language (`--lang`)."""
         needles = required_literals(compiled.pattern)
         if compiled.ignore_case:  # LIKE folds ASCII only
             needles = [n for n in needles if n.isascii()]
         plan["regex"] = {"pattern": compiled.pattern, "literals": needles[:1], "scan": not needles}
+        if language:
+            plan["regex"]["lang"] = language  # type: ignore[index]
         if needles:
             chunks = iter(self._reader.substring_candidates(needles[:1], limit=2000))
         else:
@@ -303,11 +383,14 @@ class RegexEngine:
         # One RE2 call over a whole chunk first: most chunks of a scan do not match, and a call per line
         # costs more than the matching. \A and \z mean the ends of a line here, so those go line by line.
         whole_first = "\\A" not in compiled.pattern and "\\z" not in compiled.pattern
+        lines = LineLocator(self._source)
         hits: list[Hit] = []
         for n, chunk in enumerate(chunks):
             if n >= self.SCAN_CAP:
                 plan["regex"]["stopped_after"] = n  # type: ignore[index]
                 break
+            if language and chunk.language != language:
+                continue
             if whole_first and not compiled.search(chunk.body) and not _ODD_BREAKS.search(chunk.body):
                 continue
             found = _first_matching_line(chunk, compiled.search)
@@ -319,11 +402,42 @@ class RegexEngine:
                 )
                 hits.append(
                     Hit(
-                        chunk=chunk, score=score, match_type="regex", line=line_no, preview=line.strip()[:300]
+                        chunk=chunk,
+                        score=score,
+                        match_type="regex",
+                        line=lines.locate(chunk, line_no, line),
+                        preview=line.strip()[:300],
                     )
                 )
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return hits[:limit]
+
+
+class LineLocator:
+    """The exact line of a match in a chunk whose body is not the file's lines in a row (a module chunk is
+    the lines no definition covers, a class chunk its header plus class-level lines): found in the file by
+    the line's text. Without a file source, or when the file changed, the chunk's own guess stands. One
+    locator serves one search (files are read once, never kept past it)."""
+
+    def __init__(self, source: FileSource | None) -> None:
+        self._source = source
+        self._files: dict[str, list[str]] = {}
+
+    def locate(self, chunk: Chunk, guess: int, line: str) -> int:
+        if self._source is None or chunk.kind not in (ChunkKind.MODULE, ChunkKind.CLASS):
+            return guess
+        lines = self._files.get(chunk.path)
+        if lines is None:
+            try:
+                text = self._source.read_bytes(chunk.path).decode("utf-8", errors="replace")
+            except Exception:  # deleted or unreadable since indexing
+                return guess
+            lines = self._files[chunk.path] = text.removeprefix("\ufeff").split("\n")
+        want = line.rstrip("\r")
+        for number in range(max(chunk.start_line, 1), min(chunk.end_line, len(lines)) + 1):
+            if lines[number - 1].rstrip("\r") == want:
+                return number
+        return guess
 
 
 def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, str]:

@@ -255,10 +255,22 @@ class InvalidCodePattern(ValueError):
 
 
 class CodePatternMatcher(Protocol):
-    """Structural code search (ast-grep patterns with $VAR / $$$ metavariables)."""
+    """Structural code search (ast-grep patterns with $VAR / $$$ metavariables) in many languages."""
 
-    def validate(self, pattern: str, language: str) -> None:
-        """Raises InvalidCodePattern when the pattern cannot be used."""
+    def languages(self) -> tuple[str, ...]:
+        """The index languages (a chunk's `language`) patterns run in."""
         ...
 
-    def find(self, pattern: str, language: str, text: str, limit: int) -> list[CodeMatch]: ...
+    def language(self, name: str) -> str | None:
+        """The index language a user's name means (`ts` -> typescript), None when patterns cannot run in it."""
+        ...
+
+    def grammar(self, language: str, path: str) -> str | None:
+        """The grammar a file of an index language is parsed in (a `.tsx` file: `tsx`), None if none."""
+        ...
+
+    def validate(self, pattern: str, grammar: str) -> None:
+        """Raises InvalidCodePattern when the pattern cannot be used in the grammar."""
+        ...
+
+    def find(self, pattern: str, grammar: str, text: str, limit: int) -> list[CodeMatch]: ...

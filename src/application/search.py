@@ -62,6 +62,7 @@ class SearchRequest:
     rewrite: bool | None = None  # None: the should_rewrite gate decides; True: force; False: never
     regex: bool = False  # the query is a regular expression (also: a query written as /regex/)
     code_pattern: bool = False  # the query is an ast-grep pattern (also: code with $X / $$$ metavariables)
+    lang: str | None = None  # only this language's hits; a code pattern is parsed in it alone
 
 
 @attrs.frozen(kw_only=True)
@@ -134,8 +135,9 @@ class SearchSegment:
         self._linter_config = linter_config or query_linter.DEFAULT_LINTER_CONFIG
         self._segment = segment_label
         self._lexicon = lexicon
-        self._pattern = PatternEngine(reader)
-        self._regex = RegexEngine(reader)
+        source = code_patterns.source if code_patterns else None  # exact lines of module-chunk matches
+        self._pattern = PatternEngine(reader, source)
+        self._regex = RegexEngine(reader, source)
         self._structural = StructuralEngine(reader)
 
     def execute(self, request: SearchRequest) -> Response:
@@ -157,6 +159,12 @@ class SearchSegment:
             return Response.failure("search", ErrorCode.INVALID_ARGUMENT, "limit must be between 1 and 200")
         if query.startswith("sym://") and self._selectors is not None and not request.regex:
             return self._selector(query, started)
+        lang = request.lang
+        if lang is not None and self._code_patterns is not None:
+            try:
+                lang = self._code_patterns.language(lang)
+            except InvalidCodePattern as exc:
+                return Response.failure("search", ErrorCode.INVALID_ARGUMENT, str(exc))
         regex = None
         regex_text = _regex_text(request)
         if regex_text is not None:
@@ -164,6 +172,7 @@ class SearchSegment:
                 regex = compile_smart_case(regex_text)
             except InvalidRegex as exc:
                 return Response.failure("search", ErrorCode.INVALID_ARGUMENT, str(exc))
+        refreshed = self._refresh() if self._refresh else 0  # a pattern is checked in the indexed languages
         code_pattern = None
         if (
             regex is None
@@ -175,10 +184,9 @@ class SearchSegment:
         ):
             code_pattern = request.query.strip()
             try:
-                self._code_patterns.validate(code_pattern)
+                self._code_patterns.validate(code_pattern, lang)
             except InvalidCodePattern as exc:
                 return Response.failure("search", ErrorCode.INVALID_ARGUMENT, str(exc))
-        refreshed = self._refresh() if self._refresh else 0
 
         plan: dict[str, Any] = {}
         classification = query_classifier.classify(query)
@@ -192,6 +200,8 @@ class SearchSegment:
             plan["lint"] = {"query_class": "disabled"}
         focus = infer_focus(query)
         plan["focus"] = focus.value
+        if lang:
+            plan["lang"] = lang
 
         category = classification.category.value
         route = category if request.mode == "auto" else request.mode
@@ -238,9 +248,9 @@ class SearchSegment:
                     continue
                 results[engine] = found
             elif engine == "code_pattern" and code_pattern is not None and self._code_patterns is not None:
-                results[engine] = self._code_patterns.search(code_pattern, pool, plan)
+                results[engine] = self._code_patterns.search(code_pattern, pool, plan, lang)
             elif engine == "pattern" and regex is not None:
-                results[engine] = self._regex.search(regex, pool, plan)
+                results[engine] = self._regex.search(regex, pool, plan, lang)
             else:
                 results[engine] = self._basic(engine, search_text, needles, structural_query, pool, focus)
             timings[engine] = round((time.perf_counter() - t) * 1000, 3)
@@ -251,9 +261,8 @@ class SearchSegment:
         hits = _fuse(results, weights, focus, pool)
         if structural_query.has_filter and results.get("structural"):
             hits = _set_first(hits, results["structural"])
-        hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))[
-            : request.limit
-        ]
+        hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
+        hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
 
         stats = self._reader.stats()
         fresh = Freshness(

@@ -68,6 +68,7 @@ EXPECTED: Mapping[str, Mapping[str, Expect]] = {
         "rewrite": OPTIONAL_FLAG,
         "regex": FLAG,
         "code_pattern": FLAG,
+        "lang": OPTIONAL_TEXT,
     },
     "get": {"id": OPTIONAL_TEXT, "path": OPTIONAL_TEXT},
     "symbols": {"uri": URI},

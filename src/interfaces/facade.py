@@ -308,9 +308,12 @@ class Engine:
         rewrite: bool | None = None,
         regex: bool = False,
         code_pattern: bool = False,
+        lang: str | None = None,
     ) -> Response:
         """`rewrite`: None lets the should_rewrite gate decide (when [query_rewrite] is enabled), True forces
-        an LLM rewrite, False never asks; `data["plan"]["rewrite"]` says what happened."""
+        an LLM rewrite, False never asks; `data["plan"]["rewrite"]` says what happened. `lang` ("go",
+        "typescript", ...) keeps only that language's hits and parses a code pattern in it alone; without
+        it a code pattern runs in each file's own language."""
         use_lint = self._app.settings.lint if lint is None else lint
         return self._search.execute(
             SearchRequest(
@@ -321,6 +324,7 @@ class Engine:
                 rewrite=rewrite,
                 regex=regex,
                 code_pattern=code_pattern,
+                lang=lang,
             )
         )
 

@@ -388,9 +388,17 @@ class TrifectaMCP:
             lint: Annotated[
                 bool | None, Field(description="Expand vague queries; null uses the segment's setting.")
             ] = None,
+            lang: Annotated[
+                str | None,
+                Field(
+                    description="Only this language's hits (go, rust, typescript, ...); an ast-grep pattern "
+                    "(code with $X / $$$) is parsed in it alone. null: each file's own language."
+                ),
+            ] = None,
         ) -> Result:
             return await self._run(
-                "search", lambda e: e.search(query, limit=limit, mode=mode, lint=lint, rewrite=rewrite)
+                "search",
+                lambda e: e.search(query, limit=limit, mode=mode, lint=lint, rewrite=rewrite, lang=lang),
             )
 
         @tool(name="get", title="Raw source (L3)", description=GET, annotations=READ_ONLY)

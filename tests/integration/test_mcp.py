@@ -164,7 +164,14 @@ def test_lists_every_tool_with_descriptions_for_agents(session: dict[str, Any]) 
         }
     assert "L0" in tools["search"].description and "L2" in tools["snippet"].description
     assert "L1" in tools["symbols"].description and "L3" in tools["get"].description
-    assert set(tools["search"].input_schema["properties"]) == {"query", "limit", "mode", "rewrite", "lint"}
+    assert set(tools["search"].input_schema["properties"]) == {
+        "query",
+        "limit",
+        "mode",
+        "rewrite",
+        "lint",
+        "lang",
+    }
     assert tools["search"].input_schema["required"] == ["query"]
     assert tools["search"].annotations.read_only_hint is True
     assert tools["reindex"].annotations.read_only_hint is False
@@ -225,7 +232,10 @@ def test_good_calls_answer_and_bad_calls_name_an_error_code(session: dict[str, A
     bad_limit = session["results"][4][2].structured_content["errors"][0]["message"]
     assert "limit" in bad_limit and "'many'" in bad_limit
     typo = session["results"][7][2].structured_content["errors"][0]
-    assert typo["data"] == {"unknown": ["qurey"], "expected": ["limit", "lint", "mode", "query", "rewrite"]}
+    assert typo["data"] == {
+        "unknown": ["qurey"],
+        "expected": ["lang", "limit", "lint", "mode", "query", "rewrite"],
+    }
 
 
 def test_tool_results_match_the_golden_file(session: dict[str, Any]) -> None:

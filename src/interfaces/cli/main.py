@@ -186,6 +186,14 @@ def search_cmd(
         bool,
         typer.Option("--pattern", "-p", help="The query is an ast-grep code pattern, e.g. '$X.append($Y)'."),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            "-l",
+            help="Only this language's hits (go, rust, typescript, ...); a --pattern is parsed in it alone.",
+        ),
+    ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Print how the query was understood and routed, then the hits.")
     ] = False,
@@ -205,6 +213,7 @@ def search_cmd(
                 rewrite=False if no_rewrite else (True if rewrite else None),
                 regex=regex,
                 code_pattern=code_pattern,
+                lang=lang,
             ),
         ),
     )
