@@ -23,7 +23,7 @@ from ..domain.ranking import reciprocal_rank_fusion
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
 from ..domain.structural_query import StructuralQuery, parse_structural
 from ..domain.subqueries import split_subqueries
-from ..domain.terms import fold, query_terms, split_identifier
+from ..domain.terms import fold, named_identifiers, query_terms, split_identifier
 from .embedding import EmbedderUnavailable, SemanticEngine
 from .engines import (
     AstPatternEngine,
@@ -42,6 +42,8 @@ from .zoom_ast import Resolved, SymbolResolver
 
 MAX_QUERY_CHARS = 1000
 PLACE_BOOST = 1.3  # a lexical hit in a file or folder the question names
+NAMED_SYMBOL_BOOST = 3.0  # a definition the question names in full, as code (`ObservableMap.set`)
+NAMED_NAME_BOOST = 1.6  # one whose own name the question writes as code (`AxiosHeaders`, `parse_args`)
 SEGMENT_STRONG_ANCHORS = 5000  # file and folder names taken as linter anchors
 SEGMENT_WEAK_ANCHORS = 500  # symbol names
 PREVIEW_LINES = 6
@@ -511,8 +513,9 @@ class SearchSegment:
         if self._lexicon is not None and self._lexicon.is_spanish(query):
             # a Spanish word names code by its translation: "¿cómo se comprime...?" is about `compress`
             words |= {w for t in terms for w in self._lexicon.translations.get(fold(t), ())}
+        named = named_identifiers(query)
         hits = [
-            Hit(chunk=ch, score=self._rescore(ch, score, words, focus, places), match_type="lexical")
+            Hit(chunk=ch, score=self._rescore(ch, score, words, focus, places, named), match_type="lexical")
             for ch, score in scored.values()
         ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
@@ -545,10 +548,16 @@ class SearchSegment:
         words: set[str],
         focus: Focus,
         places: set[str] | frozenset[str] = frozenset(),
+        named: frozenset[str] = frozenset(),
     ) -> float:
         overlap = len(words & _name_words(chunk.name))
         if overlap:
             score *= 1.0 + 0.25 * overlap
+        if named and chunk.symbol:  # the question names this definition as code: `ObservableMap.set`
+            if chunk.symbol in named:
+                score *= NAMED_SYMBOL_BOOST
+            elif chunk.name in named:
+                score *= NAMED_NAME_BOOST
         if places and places & _path_words(chunk.path):
             score *= PLACE_BOOST
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):

@@ -261,3 +261,21 @@ def query_terms(query: str, *, keep_stop_words: bool = False) -> list[str]:
             seen.add(low)
             out.append(word)
     return out
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_NAMED = re.compile(r"\b(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]{2,}[a-z]\w*)\b")
+
+
+def named_identifiers(query: str) -> frozenset[str]:
+    """The words of a question that can only be code names, as written: dotted names (`ObservableMap.set`,
+    `http.client`), snake_case, camelCase and PascalCase with two capitals (`AxiosHeaders`). A plain word
+    (`Which`, `set`, `JSON`) is not one: prose uses those too."""
+    found = {m.group(0) for m in _DOTTED.finditer(query) if min(map(len, m.group(0).split("."))) > 1}
+    dotted = " ".join(found)
+    found |= {
+        m.group(0)
+        for m in _NAMED.finditer(query)
+        if not m.group(0).startswith("_") and m.group(0) not in dotted
+    }  # `ObservableMap` of `ObservableMap.set` names the method, not the class
+    return frozenset(found)
