@@ -344,7 +344,7 @@ class SearchSegment:
             "end_line": found.end_line,
             "symbol": definition.qualname if definition else "",
             "kind": definition.kind.value if definition else "module",
-            "language": "python",
+            "language": found.selector.language,
             "score": 1.0,
             "match_type": "selector",
             "preview": "\n".join(text.splitlines()[:PREVIEW_LINES])[:PREVIEW_CHARS],

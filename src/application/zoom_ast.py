@@ -2,50 +2,73 @@
 
 ast-lsp-dual-engine.md §1 (zoom levels), §3 (selectors), §4 (envelope), §5 (budget), §6 (never guess).
 
+Every language with symbols is read the same way; what differs is a row of ``PathRules`` (the file endings
+from the parser's language table, the file names a folder stands for, whether a folder is a package).
+The composition root builds the rows (``path_rules``) and hands them to the resolver: this module does not
+know which languages the parser reads.
+
 Resolution happens in two steps, the file and then the definition in it, and fails closed at each.
 
-**The file.** A selector path ``a/b`` names a ``.py`` file by its path without the extension. Candidates
-come in three tiers and the first tier that has any wins:
+**The file.** A selector path ``a/b`` names a file by its path without the extension. Candidates come in
+tiers and the first tier that has any wins:
 
-1. ``a/b.py`` exactly (the path is the whole file path);
-2. ``a/b/__init__.py`` exactly (a package is named by its directory);
-3. every indexed ``.py`` file whose path ends with the components ``a/b`` (``pkg/a/b.py``) or whose
-   package directory does (``pkg/a/b/__init__.py``).
+1. ``a/b.<ext>`` exactly, for each of the language's endings (``.py``; ``.ts``, ``.tsx``, ...);
+2. a folder's own file: ``a/b/__init__.py`` (Python), ``a/b/index.ts`` (TypeScript, also ``.tsx``...),
+   ``a/b/index.js`` (JavaScript), ``a/b/mod.rs``, ``a/b/lib.rs`` or ``a/b/main.rs`` (Rust); for a language
+   whose folder is a package (Go), the indexed files directly in ``a/b/`` together, as one package;
+3. every indexed file of the language whose path ends with the components ``a/b`` (``pkg/a/b.py``), whose
+   folder does and whose name is the folder's own file (``pkg/a/b/__init__.py``), or, for packages, whose
+   folder ends with them (``pkg/a/b/*.go``: one candidate per folder).
 
-Tiers 1 and 2 hold at most one file each, so only tier 3 can be ambiguous: ``utils`` with ``root/utils.py``
-and ``pkg/utils.py`` is ``AMBIGUOUS_SYMBOL`` with the candidates of §3.4, sorted by ``file_rel``. A full path
-wins over longer paths that merely end with it, because that is how a caller picks a candidate: every
-candidate's ``sym`` is the file's full path, and that ``sym`` resolves to exactly that file. With both
+Only several candidates in one tier are ambiguous: ``utils`` with ``root/utils.py`` and ``pkg/utils.py``, or
+``a/b.ts`` beside ``a/b.tsx``, is ``AMBIGUOUS_SYMBOL`` with the candidates of §3.4, sorted by ``file_rel``. A
+full path wins over longer paths that merely end with it, because that is how a caller picks a candidate:
+every candidate's ``sym`` is the file's full path, and that ``sym`` resolves to exactly that file. With both
 ``pkg.py`` and ``pkg/__init__.py`` present, ``sym://python/mod/pkg`` is therefore ``pkg.py`` (§3.3: ``mod/User``
 "looks for file ``User.py``") and the package is ``sym://python/mod/pkg/__init__``; only when neither is a full
-path match (``a/pkg.py`` and ``b/pkg/__init__.py`` for ``pkg``) are the two ambiguous. ``.pyi`` stubs and
-``.pyw`` files are not matched: a stub beside its module would make both unreachable under one selector.
+path match (``a/pkg.py`` and ``b/pkg/__init__.py`` for ``pkg``) are the two ambiguous. Endings that are not
+the language's (``.pyi`` stubs, ``.pyw``, ``.d.ts`` declarations, whose path is not made of identifiers) are
+not matched: a stub beside its module would make both unreachable under one selector.
 
-Tier 3 searches the index's file list. Tiers 1 and 2 also find a file created since the last index run,
-when the ``admit`` predicate passed to the resolver accepts its path (wire it to the file source's ignore and
-secret rules so a selector never reads a file the indexer would skip). A file listed in the index but gone
+A package (Go) is one candidate made of several files: ``sym://go/mod/server`` is the skeleton of every file
+of ``server/`` (each entry says its ``path``), and ``sym://go/type/server/Router#Serve`` looks for
+``Router.Serve`` in all of them. A file of the package is still its own module: ``sym://go/mod/server/handler``.
+
+Tiers 1 and 2 (but the package tier, which reads the index) also find a file created since the last index
+run, when the ``admit`` predicate passed to the resolver accepts its path (wire it to the file source's ignore
+and secret rules so a selector never reads a file the indexer would skip). A file listed in the index but gone
 from disk is not a candidate. A path that leaves the segment (a symlink pointing out) is
 ``PATH_OUTSIDE_SEGMENT``. Files are read through ``FileSource.read_admitted``: a file the indexer would not
 index (ignored, a secret by name or content, special, too large, binary) is refused with the code that says
 why (``IGNORED_FILE``, ``SECRET_FILE``, ...): when the index still lists it, and when a tier-1 or tier-2 path
 names it and no other file matches.
 
-For a ``type`` selector whose file is ambiguous, the candidates are narrowed to the files that define the
-qualified name: exactly one resolves to it, none is ``SYMBOL_NOT_FOUND`` naming the files searched, several
-are ``AMBIGUOUS_SYMBOL`` with ``sym://python/type/<file>/<Symbol>#...`` candidates (kind ``"type"``).
+For a ``type`` selector whose candidates are several files (an ambiguous path, or a package), they are
+narrowed to the files that define the qualified name: exactly one resolves to it, none is ``SYMBOL_NOT_FOUND``
+naming the files searched, several are ``AMBIGUOUS_SYMBOL`` with ``sym://<language>/type/<file>/<Symbol>#...``
+candidates (kind ``"type"``).
 
 **The definition.** ``Symbol#member.inner`` is the qualified name ``Symbol.member.inner`` (nested functions
-included), matched exactly, never the nearest name. Missing is ``SYMBOL_NOT_FOUND`` with the file's skeleton
-(and the skeleton of the deepest enclosing definition that does exist) as next actions. When one file
-defines the qualified name more than once:
+included, Go ``Receiver.Method``, Rust ``Type.method`` and ``Trait.method``, TS/JS ``Class.method``), matched
+exactly, never the nearest name. Missing is ``SYMBOL_NOT_FOUND`` with the file's skeleton (and the skeleton of
+the deepest enclosing definition that does exist) as next actions. A bare ``Symbol`` that is no top-level
+name but the name of members (Go methods ``Router.Serve`` and ``Logger.Serve`` for ``server/Serve``) is
+``AMBIGUOUS_SYMBOL`` with those members as candidates, or, for one member, ``SYMBOL_NOT_FOUND`` pointing at it.
+Rust impl blocks (``impl Display for Deserializer``) have no selector: they are listed in the file's
+skeleton with their methods as children, the methods are ``Type#method``, and ``ast symbols`` of the type
+lists its members from every impl block (as it lists a Go type's methods, wherever they are declared).
+When one file defines the qualified name more than once:
 
 * a property's accessors (every definition after the first decorated ``@<name>.setter`` / ``.getter`` /
   ``.deleter``) and ``typing.overload`` groups (every definition but the last decorated ``@overload``) resolve
   to the whole group: the range spans the first definition's first line to the last one's last line, and
   ``data.definitions`` lists each definition's own range;
-* anything else (``if``/``else`` or ``try``/``except`` alternatives, plain redefinitions) is
-  ``AMBIGUOUS_SYMBOL`` whose candidates carry ``range`` (the grammar cannot tell them apart, so the answer
-  points at ``ctx get --path <file>:<start>-<end>`` for each).
+* for a language whose rules say so (TypeScript), callable signatures without a body followed by one
+  definition with a body are an overload set and resolve to that implementation (``data.overloads`` lists
+  the signatures' ranges); signatures with no implementation (a declaration file) are the whole group;
+* anything else (``if``/``else`` or ``try``/``except`` alternatives, plain redefinitions, Rust methods of
+  one name in two impl blocks) is ``AMBIGUOUS_SYMBOL`` whose candidates carry ``range`` (the grammar cannot
+  tell them apart, so the answer points at ``ctx get --path <file>:<start>-<end>`` for each).
 
 **Symbols** come from the index when the file's SHA-256 is the one indexed; otherwise the file is parsed on
 demand. Either way they are kept in a bounded LRU cache keyed by the content hash. A file that does not parse
@@ -55,9 +78,11 @@ an exception.
 **Output.** ``data.uri`` is the canonical selector of what was resolved (the full file path), so it can be
 reused as is. Sizes are UTF-8 bytes of compact JSON (``separators=(",", ":")``). The skeleton keeps a prefix
 of its entries in breadth-first order (every top-level definition before any member, earlier before later)
-within ``max_bytes_total`` and counts the rest in ``omitted``. A snippet is cut by ``budget.cut_snippet``;
-if the snippet's data still exceeds ``max_bytes_total`` the answer is ``BUDGET_EXCEEDED``. A ``mod`` selector
-has no snippet: ``ast snippet`` on it is ``INVALID_ARGUMENT`` pointing at ``ast symbols``.
+within ``max_bytes_total`` and counts the rest in ``omitted``. A definition is nested under the innermost
+definition of its parent's name that contains it, else under the innermost definition that contains it (a
+Rust method under its impl block). A snippet is cut by ``budget.cut_snippet``; if the snippet's data still
+exceeds ``max_bytes_total`` the answer is ``BUDGET_EXCEEDED``. A ``mod`` selector has no snippet:
+``ast snippet`` on it is ``INVALID_ARGUMENT`` pointing at ``ast symbols``.
 
 Next actions are CLI commands without the program name and segment (``ast snippet <uri>``,
 ``ctx get --path <file>:<start>-<end>``), as in §4.2.
@@ -92,30 +117,100 @@ SNIPPET_KIND = "snippet"
 _ACCESSORS = ("setter", "getter", "deleter")
 
 
+# --------------------------------------------------------------------------------------------- path rules
+
+
+@attrs.frozen(kw_only=True)
+class PathRules:
+    """How selector paths name one language's files."""
+
+    language: str
+    extensions: tuple[str, ...]  # the endings a selector path leaves out, most usual first
+    folder_files: tuple[str, ...] = ()  # file names (no ending) a folder's name stands for
+    package_folders: bool = False  # a folder is one module made of all its files (Go)
+    overload_signatures: bool = False  # bodiless signatures before an implementation are one definition
+
+    def stem(self, path: str) -> tuple[str, ...] | None:
+        """The path's components without the ending; None when it is not one of the language's files."""
+        for extension in sorted(self.extensions, key=len, reverse=True):
+            if path.endswith(extension) and len(path) > len(extension):
+                return tuple(path[: -len(extension)].split("/"))
+        return None
+
+
+# Per language, what the table of parsed languages does not say: which files a folder name stands for.
+# The endings come from the parser's table (see `path_rules`); a language missing here gets none of these.
+FOLDER_RULES: Mapping[str, Mapping[str, Any]] = {
+    "python": {"folder_files": (INIT,)},
+    "typescript": {"folder_files": ("index",), "overload_signatures": True},
+    "javascript": {"folder_files": ("index",)},
+    "rust": {"folder_files": ("mod", "lib", "main")},
+    "go": {"package_folders": True},
+}
+PYTHON_RULES = PathRules(language=LANGUAGE, extensions=(SUFFIX,), folder_files=(INIT,))
+
+
+def path_rules(extensions: Mapping[str, Iterable[str]]) -> dict[str, PathRules]:
+    """The rules of every language with symbols, from ``{language: file endings}`` (the parser's table)."""
+    rules = {LANGUAGE: PYTHON_RULES}
+    for language, endings in extensions.items():
+        if language != LANGUAGE:
+            rules[language] = PathRules(
+                language=language, extensions=tuple(endings), **FOLDER_RULES.get(language, {})
+            )
+    return rules
+
+
+_DEFAULT_RULES: Mapping[str, PathRules] = {LANGUAGE: PYTHON_RULES}
+
+
 # --------------------------------------------------------------------------------------------- values
 
 
 @attrs.frozen(kw_only=True)
+class FilePart:
+    """One file of a package skeleton: its path, lines, definitions and selector components."""
+
+    path: str
+    file_components: tuple[str, ...]
+    lines: tuple[str, ...]
+    symbols: tuple[Symbol, ...]
+
+
+@attrs.frozen(kw_only=True)
 class Resolved:
-    """A selector resolved to one file and, for ``type``, to one definition (or one accessor/overload group)."""
+    """A selector resolved to one file and, for ``type``, to one definition (or one accessor/overload group).
+
+    A ``mod`` selector naming a package (Go) resolves to its folder: ``path`` is the folder, ``parts`` its
+    files, and ``lines``/``symbols`` are empty.
+    """
 
     selector: Selector
-    path: str  # the file, relative to the segment
+    path: str  # the file, relative to the segment (the folder for a package)
     file_components: tuple[str, ...]  # the path components selectors for this file are rendered with
     lines: tuple[str, ...]  # the file's lines, without line endings
     symbols: tuple[Symbol, ...]  # every definition in the file, in source order
     definitions: tuple[Symbol, ...] = ()  # () for a mod selector
+    overloads: tuple[Symbol, ...] = ()  # the bodiless signatures of a resolved implementation
+    parts: tuple[FilePart, ...] = ()  # the files of a package
+
+    @property
+    def language(self) -> str:
+        return self.selector.language
 
     @property
     def uri(self) -> str:
         """The canonical selector of what was resolved."""
         if not self.definitions:
             return self.mod_uri
-        return uri_of(self.file_components, self.definitions[0].qualname) or self.selector.render()
+        return (
+            uri_of(self.file_components, self.definitions[0].qualname, self.language)
+            or self.selector.render()
+        )
 
     @property
     def mod_uri(self) -> str:
-        return Selector.module(LANGUAGE, self.file_components).render()
+        return Selector.module(self.language, self.file_components).render()
 
     @property
     def start_line(self) -> int:
@@ -179,22 +274,25 @@ class _Node:
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def uri_of(file_components: Sequence[str], qualname: str = "") -> str | None:
+def uri_of(file_components: Sequence[str], qualname: str = "", language: str = LANGUAGE) -> str | None:
     """The selector of a file (``qualname == ""``) or of a definition in it; None when not expressible."""
     try:
         if qualname:
-            return Selector.definition(LANGUAGE, tuple(file_components), qualname).render()
-        return Selector.module(LANGUAGE, tuple(file_components)).render()
+            return Selector.definition(language, tuple(file_components), qualname).render()
+        return Selector.module(language, tuple(file_components)).render()
     except ValueError:
         return None
 
 
-def uri_for_hit(path: str, symbol: str, language: str) -> str | None:
+def uri_for_hit(
+    path: str, symbol: str, language: str, rules: Mapping[str, PathRules] = _DEFAULT_RULES
+) -> str | None:
     """The ``sym://`` selector of a search hit: the file's for a module-level chunk, the definition's for a
-    symbol chunk; None for a non-Python file or a path or name that is not made of identifiers."""
-    if language != LANGUAGE or not path.endswith(SUFFIX):
-        return None
-    return uri_of(path[: -len(SUFFIX)].split("/"), symbol)
+    symbol chunk; None for a file of a language without rules (or not of its endings), or a path or name
+    that is not made of identifiers (``my-file.ts``, ``impl Display for Deserializer``)."""
+    row = rules.get(language)
+    stem = row.stem(path) if row is not None else None
+    return uri_of(stem, symbol, language) if stem is not None else None
 
 
 def _json_size(value: Any) -> int:
@@ -219,11 +317,10 @@ def _ends_with(parts: Sequence[str], tail: Sequence[str]) -> bool:
     return 0 < len(tail) <= len(parts) and tuple(parts[len(parts) - len(tail) :]) == tuple(tail)
 
 
-def _file_components(path: str, hint: Sequence[str]) -> tuple[str, ...]:
-    """The file's full path as selector components, or the hint that found it when the path has a component
-    that is not an identifier (``my-dir/utils.py`` found by ``utils``)."""
-    parts = tuple(path[: -len(SUFFIX)].split("/"))
-    return parts if all(is_identifier(p) for p in parts) else tuple(hint)
+def _components(parts: Sequence[str] | None, hint: Sequence[str]) -> tuple[str, ...]:
+    """A file's (or package folder's) full path as selector components, or the hint that found it when the
+    path has a component that is not an identifier (``my-dir/utils.py`` found by ``utils``)."""
+    return tuple(parts) if parts and all(is_identifier(p) for p in parts) else tuple(hint)
 
 
 def _is_group(definitions: Sequence[Symbol]) -> bool:
@@ -237,25 +334,40 @@ def _is_group(definitions: Sequence[Symbol]) -> bool:
     )
 
 
+def _has_body(symbol: Symbol, lines: Sequence[str]) -> bool:
+    """A brace language's definition has a body when its text ends with the body's closing brace; an
+    overload signature ends with its return type or a ``;``."""
+    text = "\n".join(lines[symbol.def_line - 1 : symbol.end_line]).rstrip()
+    return text.endswith("}")
+
+
 def _tree(symbols: Iterable[Symbol]) -> tuple[list[_Node], dict[tuple[str, int, int], _Node]]:
     """Definitions nested by containment: a child's parent is the innermost definition of its ``parent``
-    qualname whose lines contain it (so two definitions of one name keep their own children)."""
+    qualname whose lines contain it (so two definitions of one name keep their own children), else the
+    innermost definition whose lines contain it (a Rust method in its impl block)."""
     roots: list[_Node] = []
     nodes: dict[tuple[str, int, int], _Node] = {}
     by_qualname: dict[str, list[_Node]] = {}
-    for symbol in sorted(symbols, key=lambda s: (s.start_line, s.depth)):
+    open_nodes: list[_Node] = []  # the definitions around the current one, outermost first
+    for symbol in sorted(symbols, key=lambda s: (s.start_line, s.depth, -s.end_line)):
         node = _Node(symbol)
+        while open_nodes and open_nodes[-1].symbol.end_line < symbol.start_line:
+            open_nodes.pop()
         parents = [
             p
             for p in by_qualname.get(symbol.parent, [])
             if p.symbol.start_line <= symbol.start_line and symbol.end_line <= p.symbol.end_line
         ]
+        around = [p for p in open_nodes if symbol.end_line <= p.symbol.end_line]
         if symbol.parent and parents:
             parents[-1].children.append(node)
+        elif symbol.parent and around:
+            around[-1].children.append(node)
         else:
             roots.append(node)  # top level, or an orphan the parser reported: shown, never lost
         by_qualname.setdefault(symbol.qualname, []).append(node)
         nodes[(symbol.qualname, symbol.start_line, symbol.end_line)] = node
+        open_nodes.append(node)
     return roots, nodes
 
 
@@ -278,6 +390,19 @@ def _not_found(message: str, data: Mapping[str, Any], actions: Sequence[str] = (
     )
 
 
+@attrs.frozen(kw_only=True)
+class _Unit:
+    """One candidate a selector path names: a file, or a package folder with its files."""
+
+    path: str  # the file, or the folder of a package
+    files: tuple[str, ...]
+    parts: tuple[str, ...] | None  # the full path as components (no ending), None when not expressible
+
+    @property
+    def package(self) -> bool:
+        return self.path not in self.files
+
+
 # --------------------------------------------------------------------------------------------- resolver
 
 
@@ -290,7 +415,7 @@ class SymbolResolver:
         reader: IndexReader,
         source: FileSource,
         parser: CodeParser,
-        languages: frozenset[str] = frozenset({LANGUAGE}),
+        rules: Mapping[str, PathRules] | None = None,
         admit: Callable[[str], bool] | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
@@ -299,25 +424,22 @@ class SymbolResolver:
         self._reader = reader
         self._source = source
         self._parser = parser
-        self._languages = languages
+        self._rules: Mapping[str, PathRules] = dict(rules or _DEFAULT_RULES)
+        self.languages: frozenset[str] = frozenset(self._rules)
         self._admit = admit or (lambda _path: True)
         self._cache_size = cache_size
         self._cache: OrderedDict[str, _FileSymbols] = OrderedDict()
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- public
+    def uri_for_hit(self, path: str, symbol: str, language: str) -> str | None:
+        """A search hit's selector, in every language this resolver reads (see the function)."""
+        return uri_for_hit(path, symbol, language, self._rules)
+
     def resolve(self, uri: str) -> Resolved | Unresolved:
-        selector = parse(uri, self._languages)
+        selector = parse(uri, self.languages)
         if isinstance(selector, SelectorError):
             return Unresolved(error=selector.to_error())
-        if selector.language != LANGUAGE:
-            return Unresolved(
-                error=Error(
-                    code=ErrorCode.LANGUAGE_NOT_SUPPORTED,
-                    message=f"the AST engine reads {LANGUAGE} only, not {selector.language!r}",
-                    data={"position": len("sym://"), "selector": selector.render()},
-                )
-            )
         try:
             return self._resolve(selector)
         except OutsideSegment as exc:
@@ -348,26 +470,63 @@ class SymbolResolver:
             return True
         return True if indexed or self._reader.file(path) is not None or self._admit(path) else None
 
-    def _match(self, hint: tuple[str, ...]) -> tuple[list[str], list[str]]:
-        """The candidate files, and the files named exactly that exist but the indexer would leave out."""
+    def _exact(self, names: Iterable[str], refused: list[str]) -> list[_Unit]:
+        found = []
+        for name in names:
+            present = self._present(name, indexed=False)
+            if present:
+                found.append(_Unit(path=name, files=(name,), parts=None))
+            elif present is None:
+                refused.append(name)
+        return found
+
+    def _match(self, rules: PathRules, hint: tuple[str, ...]) -> tuple[list[_Unit], list[str]]:
+        """The candidates of the first tier that has any, and the files named exactly that exist but the
+        indexer would leave out."""
         base = "/".join(hint)
         refused: list[str] = []
-        for exact in (base + SUFFIX, f"{base}/{INIT}{SUFFIX}"):
-            present = self._present(exact, indexed=False)
-            if present:
-                return [exact], []
-            if present is None:
-                refused.append(exact)
-        found = []
+        tier1 = self._exact((base + ext for ext in rules.extensions), refused)
+        if tier1:
+            return self._with_parts(rules, tier1), []
+        tier2 = self._exact(
+            (f"{base}/{name}{ext}" for name in rules.folder_files for ext in rules.extensions), refused
+        )
+        if tier2:
+            return self._with_parts(rules, tier2), []
+        folder: list[str] = []  # tier 2 of a package language: the files directly in the folder
+        files: list[str] = []  # tier 3: files ending with the hint
+        packages: dict[str, list[str]] = {}  # tier 3: package folders ending with the hint
         for stored in self._reader.files():
             path = stored.path
-            if stored.language != LANGUAGE or not path.endswith(SUFFIX):
+            if stored.language != rules.language:
                 continue
-            parts = path[: -len(SUFFIX)].split("/")
-            package = parts[:-1] if parts[-1] == INIT else []
-            if (_ends_with(parts, hint) or _ends_with(package, hint)) and self._present(path, indexed=True):
-                found.append(path)
-        return sorted(found), refused
+            parts = rules.stem(path)
+            if parts is None:
+                continue
+            folder_parts = parts[:-1]
+            if rules.package_folders and folder_parts == hint:
+                folder.append(path)
+            elif _ends_with(parts, hint) or (
+                parts[-1] in rules.folder_files and _ends_with(folder_parts, hint)
+            ):
+                files.append(path)
+            elif rules.package_folders and _ends_with(folder_parts, hint):
+                packages.setdefault("/".join(folder_parts), []).append(path)
+        present = [p for p in folder if self._present(p, indexed=True)]
+        if present:
+            return [_Unit(path=base, files=tuple(sorted(present)), parts=hint)], refused
+        units = [
+            _Unit(path=p, files=(p,), parts=rules.stem(p)) for p in files if self._present(p, indexed=True)
+        ]
+        for name, members in packages.items():
+            kept = tuple(sorted(p for p in members if self._present(p, indexed=True)))
+            if kept:
+                units.append(_Unit(path=name, files=kept, parts=tuple(name.split("/"))))
+        return sorted(units, key=lambda u: u.path), refused
+
+    @staticmethod
+    def _with_parts(rules: PathRules, units: list[_Unit]) -> list[_Unit]:
+        return [attrs.evolve(u, parts=rules.stem(u.path)) for u in units]
 
     def _load(self, path: str) -> _FileSymbols | Unresolved:
         """Lines and symbols of a file as it is now; raises OutsideSegment or FileRefused."""
@@ -424,54 +583,104 @@ class SymbolResolver:
     def _resolve(self, selector: Selector) -> Resolved | Unresolved:
         sym = selector.render()
         hint = selector.path
-        files, refused = self._match(hint)
-        if not files:
+        rules = self._rules[selector.language]
+        units, refused = self._match(rules, hint)
+        if not units:
             for path in refused:  # reading it raises FileRefused, saying why the indexer leaves it out
                 self._source.read_admitted(path)
             base = "/".join(hint)
+            looked = [base + rules.extensions[0]]
+            looked += [f"{base}/{name}{rules.extensions[0]}" for name in rules.folder_files]
+            if rules.package_folders:
+                looked.append(f"the files of {base}/")
             return _not_found(
-                f"no Python file matches {base!r} for {sym}: looked for {base}{SUFFIX}, "
-                f"{base}/{INIT}{SUFFIX} and indexed files ending in them",
+                f"no {selector.language} file matches {base!r} for {sym}: looked for {', '.join(looked)} "
+                "and indexed files ending in them",
                 {"sym": sym, "path": base, "reason": "no_file"},
                 [f"ctx search {hint[-1]}", "index"],
             )
         if selector.kind is SelectorKind.MOD:
-            if len(files) > 1:
-                return self._ambiguous_files(sym, hint, files)
-            loaded = self._load_parsed(files[0], sym)
-            if isinstance(loaded, Unresolved):
-                return loaded
-            return Resolved(
-                selector=selector,
-                path=files[0],
-                file_components=_file_components(files[0], hint),
-                lines=loaded.lines,
-                symbols=loaded.symbols,
-            )
+            if len(units) > 1:
+                return self._ambiguous_files(sym, selector.language, hint, units)
+            return self._module(selector, units[0])
+        files = [f for unit in units for f in unit.files]
         if len(files) == 1:
             return self._definition(selector, files[0])
         return self._narrow(selector, files)
 
-    def _ambiguous_files(self, sym: str, hint: tuple[str, ...], files: Sequence[str]) -> Unresolved:
+    def _module(self, selector: Selector, unit: _Unit) -> Resolved | Unresolved:
+        sym = selector.render()
+        if not unit.package:
+            loaded = self._load_parsed(unit.path, sym)
+            if isinstance(loaded, Unresolved):
+                return loaded
+            return Resolved(
+                selector=selector,
+                path=unit.path,
+                file_components=_components(unit.parts, selector.path),
+                lines=loaded.lines,
+                symbols=loaded.symbols,
+            )
+        parts = []
+        for path in unit.files:
+            loaded = self._load(path)
+            if isinstance(loaded, Unresolved):
+                continue  # gone since the index was read: the package is what is left
+            stem = self._rules[selector.language].stem(path)
+            hint = (*selector.path, path.rsplit("/", 1)[-1].split(".", 1)[0])
+            parts.append(
+                FilePart(
+                    path=path,
+                    file_components=_components(stem, hint),
+                    lines=loaded.lines,
+                    symbols=loaded.symbols,
+                )
+            )
+        return Resolved(
+            selector=selector,
+            path=unit.path,
+            file_components=_components(unit.parts, selector.path),
+            lines=(),
+            symbols=(),
+            parts=tuple(parts),
+        )
+
+    def _file_components(self, language: str, path: str, hint: Sequence[str]) -> tuple[str, ...]:
+        return _components(self._rules[language].stem(path), hint)
+
+    def _ambiguous_files(
+        self, sym: str, language: str, hint: tuple[str, ...], units: Sequence[_Unit]
+    ) -> Unresolved:
         candidates = [
-            {"sym": uri_of(_file_components(f, hint)) or sym, "file_rel": f, "kind": SelectorKind.MOD.value}
-            for f in files
+            {
+                "sym": uri_of(_components(u.parts, hint), "", language) or sym,
+                "file_rel": u.path + ("/" if u.package else ""),
+                "kind": SelectorKind.MOD.value,
+            }
+            for u in units
         ]
-        return _ambiguous(sym, f"{sym} matches {len(files)} files", candidates)
+        return _ambiguous(sym, f"{sym} matches {len(units)} files", candidates)
 
     def _narrow(self, selector: Selector, files: Sequence[str]) -> Resolved | Unresolved:
-        sym, qualname = selector.render(), selector.qualname
+        sym, qualname, language = selector.render(), selector.qualname, selector.language
         defining = []
+        members: list[tuple[str, Symbol]] = []
         for path in files:
             try:
                 loaded = self._load(path)
             except (OutsideSegment, FileRefused):
                 continue  # it cannot be read, so it cannot be the one
-            if isinstance(loaded, _FileSymbols) and any(s.qualname == qualname for s in loaded.symbols):
+            if not isinstance(loaded, _FileSymbols):
+                continue
+            if any(s.qualname == qualname for s in loaded.symbols):
                 defining.append(path)
+            elif not defining:
+                members += [(path, s) for s in _members_named(loaded.symbols, selector)]
         if len(defining) == 1:
             return self._definition(selector, defining[0])
         if not defining:
+            if members:
+                return self._members(selector, members)
             shown = ", ".join(files[:MAX_CANDIDATES])
             return _not_found(
                 f"{qualname} is not defined in any of the {len(files)} files matching "
@@ -483,13 +692,13 @@ class SymbolResolver:
                     "reason": "no_symbol",
                 },
                 [
-                    f"ast symbols {uri_of(_file_components(f, selector.path)) or sym}"
+                    f"ast symbols {uri_of(self._file_components(language, f, selector.path), '', language) or sym}"
                     for f in files[:TOP_ACTIONS]
                 ],
             )
         candidates = [
             {
-                "sym": uri_of(_file_components(f, selector.path), qualname) or sym,
+                "sym": uri_of(self._file_components(language, f, selector.path), qualname, language) or sym,
                 "file_rel": f,
                 "kind": SelectorKind.TYPE.value,
             }
@@ -499,44 +708,74 @@ class SymbolResolver:
             sym, f"{qualname} is defined in {len(defining)} files matching the path", candidates
         )
 
+    def _members(self, selector: Selector, members: Sequence[tuple[str, Symbol]]) -> Unresolved:
+        """A bare name that only members have (Go ``Router.Serve`` and ``Logger.Serve`` for ``Serve``): the
+        members are the candidates, never a guess, even when there is one."""
+        sym, language = selector.render(), selector.language
+        candidates = [
+            {
+                "sym": uri_of(self._file_components(language, path, selector.path), s.qualname, language)
+                or sym,
+                "file_rel": path,
+                "kind": SelectorKind.TYPE.value,
+                "qualname": s.qualname,
+                "range": _range(s.start_line, s.end_line),
+            }
+            for path, s in members
+        ]
+        name = selector.symbol
+        if len(candidates) == 1:
+            only = candidates[0]
+            return _not_found(
+                f"{name} is not a top-level definition in {only['file_rel']}; {only['qualname']} is: "
+                f"{only['sym']}",
+                {"sym": sym, "qualname": name, "reason": "member", "candidates": candidates},
+                [f"ast snippet {only['sym']}"],
+            )
+        unresolved = _ambiguous(
+            sym,
+            f"{name} is not a top-level definition; {len(candidates)} members are named so: "
+            + ", ".join(str(c["qualname"]) for c in candidates[:TOP_ACTIONS]),
+            candidates,
+        )
+        return unresolved
+
     def _definition(self, selector: Selector, path: str) -> Resolved | Unresolved:
-        sym, qualname = selector.render(), selector.qualname
+        sym, qualname, language = selector.render(), selector.qualname, selector.language
         loaded = self._load_parsed(path, sym)
         if isinstance(loaded, Unresolved):
             return loaded
-        components = _file_components(path, selector.path)
-        mod_uri = uri_of(components) or sym
+        components = self._file_components(language, path, selector.path)
+        mod_uri = uri_of(components, "", language) or sym
         found = tuple(s for s in loaded.symbols if s.qualname == qualname)
         if not found:
+            named = _members_named(loaded.symbols, selector)
+            if named:
+                return self._members(selector, [(path, s) for s in named])
             actions = [f"ast symbols {mod_uri}"]
             # The deepest enclosing definition that does exist: its members are what the caller can pick.
             parts = qualname.split(".")
             for depth in range(len(parts) - 1, 0, -1):
                 outer = ".".join(parts[:depth])
                 if any(s.qualname == outer for s in loaded.symbols):
-                    actions.insert(0, f"ast symbols {uri_of(components, outer) or sym}")
+                    actions.insert(0, f"ast symbols {uri_of(components, outer, language) or sym}")
                     break
             return _not_found(
                 f"{qualname} is not defined in {path} (exact qualified name, e.g. Class.method)",
                 {"sym": sym, "file_rel": path, "qualname": qualname, "reason": "no_symbol"},
                 actions,
             )
-        if len(found) > 1 and not _is_group(found):
-            candidates = [
-                {
-                    "sym": uri_of(components, qualname) or sym,
-                    "file_rel": path,
-                    "kind": SelectorKind.TYPE.value,
-                    "range": _range(s.start_line, s.end_line),
-                }
-                for s in found
-            ]
-            unresolved = _ambiguous(sym, f"{qualname} is defined {len(found)} times in {path}", candidates)
-            return attrs.evolve(
-                unresolved,
-                candidates=(),
-                next_actions=tuple(f"ctx get --path {path}:{s.start_line}-{s.end_line}" for s in found),
-            )
+        overloads: tuple[Symbol, ...] = ()
+        if len(found) > 1 and self._rules[language].overload_signatures:
+            bodies = [s for s in found if _has_body(s, loaded.lines)]
+            if len(bodies) == 1 and bodies[0] is found[-1] and all(s.kind.is_callable for s in found):
+                found, overloads = (found[-1],), found[:-1]  # the implementation
+            elif not bodies and all(s.kind.is_callable for s in found):
+                overloads = ()  # signatures only (a declaration file): the whole group, as in Python
+            else:
+                return self._duplicates(sym, path, components, qualname, language, found)
+        elif len(found) > 1 and not _is_group(found):
+            return self._duplicates(sym, path, components, qualname, language, found)
         return Resolved(
             selector=selector,
             path=path,
@@ -544,7 +783,40 @@ class SymbolResolver:
             lines=loaded.lines,
             symbols=loaded.symbols,
             definitions=found,
+            overloads=overloads,
         )
+
+    @staticmethod
+    def _duplicates(
+        sym: str,
+        path: str,
+        components: Sequence[str],
+        qualname: str,
+        language: str,
+        found: Sequence[Symbol],
+    ) -> Unresolved:
+        candidates = [
+            {
+                "sym": uri_of(components, qualname, language) or sym,
+                "file_rel": path,
+                "kind": SelectorKind.TYPE.value,
+                "range": _range(s.start_line, s.end_line),
+            }
+            for s in found
+        ]
+        unresolved = _ambiguous(sym, f"{qualname} is defined {len(found)} times in {path}", candidates)
+        return attrs.evolve(
+            unresolved,
+            candidates=(),
+            next_actions=tuple(f"ctx get --path {path}:{s.start_line}-{s.end_line}" for s in found),
+        )
+
+
+def _members_named(symbols: Iterable[Symbol], selector: Selector) -> list[Symbol]:
+    """For a bare ``type/<file>/<Name>`` that is no top-level name: the members called ``Name``."""
+    if selector.member:
+        return []
+    return [s for s in symbols if s.parent and s.name == selector.symbol]
 
 
 def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unresolved:
@@ -571,21 +843,41 @@ def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unre
 # --------------------------------------------------------------------------------------------- use cases
 
 
-def _entry(node: _Node, components: Sequence[str]) -> dict[str, Any]:
+def _entry(node: _Node, components: Sequence[str], language: str, path: str = "") -> dict[str, Any]:
     s = node.symbol
-    return {
+    entry: dict[str, Any] = {
         "name": s.name,
         "kind": s.kind.value,
         "signature": s.signature,
         "doc": s.first_doc_line,
         "range": _range(s.start_line, s.end_line),
-        "uri": uri_of(components, s.qualname),
+        "uri": uri_of(components, s.qualname, language),
         "children": [],
     }
+    if path:  # an entry of a package skeleton says which file it is in
+        entry["path"] = path
+    return entry
+
+
+@attrs.frozen
+class _Root:
+    node: _Node
+    components: tuple[str, ...]
+    path: str = ""
+
+
+def _descendants(nodes: Iterable[_Node]) -> set[int]:
+    seen: set[int] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        seen.add(id(node))
+        stack.extend(node.children)
+    return seen
 
 
 class SymbolsUseCase:
-    """L1: the skeleton of a file or of one definition (``ast symbols``)."""
+    """L1: the skeleton of a file, a package or one definition (``ast symbols``)."""
 
     def __init__(self, resolver: SymbolResolver, policy: BudgetPolicy | None = None) -> None:
         self._resolver = resolver
@@ -595,8 +887,17 @@ class SymbolsUseCase:
         resolved = self._resolver.resolve(request.uri)
         if isinstance(resolved, Unresolved):
             return resolved.response(SKELETON_KIND, "symbols")
-        roots, nodes = _tree(resolved.symbols)
+        language = resolved.language
         data: dict[str, Any] = {"uri": resolved.uri, "path": resolved.path}
+        if resolved.parts:
+            data["files"] = [p.path for p in resolved.parts]
+            roots = [
+                _Root(node, p.file_components, p.path) for p in resolved.parts for node in _tree(p.symbols)[0]
+            ]
+        else:
+            tree_roots, nodes = _tree(resolved.symbols)
+            components = resolved.file_components
+            roots = [_Root(node, components) for node in tree_roots]
         if resolved.definitions:
             first = resolved.definitions[0]
             data.update(
@@ -608,51 +909,64 @@ class SymbolsUseCase:
             )
             if len(resolved.definitions) > 1:
                 data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
-            roots = [child for d in resolved.definitions for child in nodes[_key(d)].children]
+            if resolved.overloads:
+                data["overloads"] = [_range(d.start_line, d.end_line) for d in resolved.overloads]
+            inside = [child for d in resolved.definitions for child in nodes[_key(d)].children]
+            # Members declared outside the definition: Go methods, Rust impl blocks, `X.prototype.m`.
+            seen = _descendants(inside)
+            outside = [
+                n
+                for n in nodes.values()
+                if n.symbol.parent == first.qualname
+                and id(n) not in seen
+                and all(n is not nodes[_key(d)] for d in resolved.definitions)
+            ]
+            roots = [_Root(node, components) for node in [*inside, *outside]]
         data["symbols"] = []
-        data["omitted"] = _count(roots)  # the largest it can be, so its digits are paid for
-        symbols, omitted, cut = self._fit(
-            roots, resolved.file_components, self._policy.max_bytes_total - _json_size(data)
-        )
+        data["omitted"] = _count(r.node for r in roots)  # the largest it can be, so its digits are paid for
+        symbols, omitted, cut = self._fit(roots, language, self._policy.max_bytes_total - _json_size(data))
         data["symbols"] = symbols
         data["omitted"] = omitted
 
         actions = [f"ast snippet {e['uri']}" for e in symbols[:TOP_ACTIONS] if e["uri"]]
         actions += [f"ast symbols {uri}" for uri in cut[:TOP_ACTIONS]]
-        actions.append(f"ctx get --path {resolved.path}")
+        if resolved.parts:
+            actions += [
+                f"ast symbols {uri_of(p.file_components, '', language)}" for p in resolved.parts[:TOP_ACTIONS]
+            ]
+        else:
+            actions.append(f"ctx get --path {resolved.path}")
         refs = (Ref(kind="definition", uri=resolved.mod_uri),) if resolved.definitions else ()
         return Response.success(SKELETON_KIND, data, refs=refs, next_actions=list(dict.fromkeys(actions)))
 
     @staticmethod
-    def _fit(
-        roots: Sequence[_Node], components: Sequence[str], room: int
-    ) -> tuple[list[dict[str, Any]], int, list[str]]:
+    def _fit(roots: Sequence[_Root], language: str, room: int) -> tuple[list[dict[str, Any]], int, list[str]]:
         """Entries in breadth-first order while they fit in ``room`` bytes; the rest are counted.
 
         Returns the kept entries (nested), how many were left out, and the selectors of kept entries whose
         members were left out (where ``ast symbols`` shows more).
         """
         top: list[dict[str, Any]] = []
-        queue: deque[tuple[_Node, list[dict[str, Any]], dict[str, Any] | None]] = deque(
-            (node, top, None) for node in roots
+        queue: deque[tuple[_Node, _Root, list[dict[str, Any]], dict[str, Any] | None]] = deque(
+            (root.node, root, top, None) for root in roots
         )
         used = kept = 0
         cut: list[str] = []
         while queue:
-            node, siblings, parent = queue.popleft()
-            entry = _entry(node, components)
+            node, root, siblings, parent = queue.popleft()
+            entry = _entry(node, root.components, language, root.path if parent is None else "")
             cost = _json_size(entry) + (1 if siblings else 0)  # "," before every entry but the first
             if used + cost > room:
                 # A prefix in breadth-first order: this entry and everything after it are left out.
-                for _node, _siblings, left_parent in [(node, siblings, parent), *queue]:
+                for _node, _root, _siblings, left_parent in [(node, root, siblings, parent), *queue]:
                     if left_parent is not None and left_parent["uri"] and left_parent["uri"] not in cut:
                         cut.append(left_parent["uri"])
                 break
             used += cost
             kept += 1
             siblings.append(entry)
-            queue.extend((child, entry["children"], entry) for child in node.children)
-        return top, _count(roots) - kept, cut
+            queue.extend((child, root, entry["children"], entry) for child in node.children)
+        return top, _count(r.node for r in roots) - kept, cut
 
 
 class SnippetUseCase:
@@ -663,7 +977,7 @@ class SnippetUseCase:
         self._policy = policy or BudgetPolicy()
 
     def execute(self, request: SnippetRequest) -> Response:
-        selector = parse(request.uri, frozenset({LANGUAGE}))
+        selector = parse(request.uri, self._resolver.languages)
         if isinstance(selector, Selector) and selector.kind is SelectorKind.MOD:
             return Response.failure(
                 SNIPPET_KIND,
@@ -695,6 +1009,8 @@ class SnippetUseCase:
         }
         if len(resolved.definitions) > 1:
             data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
+        if resolved.overloads:
+            data["overloads"] = [_range(d.start_line, d.end_line) for d in resolved.overloads]
         whole = f"ctx get --path {resolved.path}:{start}-{end}"
         size = _json_size(data)
         if size > self._policy.max_bytes_total:
@@ -712,7 +1028,7 @@ class SnippetUseCase:
                 },
                 next_actions=[whole],
             )
-        child_uris = [uri_of(resolved.file_components, c.qualname) for c in children]
+        child_uris = [uri_of(resolved.file_components, c.qualname, resolved.language) for c in children]
         actions = [f"ast snippet {u}" for u in dict.fromkeys(u for u in child_uris if u)][:TOP_ACTIONS]
         if cut.truncated:
             actions.append(whole)

@@ -17,7 +17,14 @@ from ..application.ports import TelemetrySink
 from ..application.rewrite import RewriteFlow
 from ..application.search import SearchSegment
 from ..application.stats import StatsUseCase
-from ..application.zoom_ast import SnippetUseCase, SymbolResolver, SymbolsUseCase, uri_for_hit
+from ..application.zoom_ast import (
+    PathRules,
+    SnippetUseCase,
+    SymbolResolver,
+    SymbolsUseCase,
+    path_rules,
+    uri_for_hit,
+)
 from ..domain.budget import BudgetPolicy
 from ..infrastructure.astgrep_matcher import AstGrepMatcher
 from ..infrastructure.code_parser import SourceParser
@@ -27,6 +34,7 @@ from ..infrastructure.lazy_language_server import LazyLanguageServer
 from ..infrastructure.lexicon_data import load_lexicon
 from ..infrastructure.sqlite_store import SqliteIndex
 from ..infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
+from ..infrastructure.treesitter_parser import language_specs
 
 
 def utc_now() -> str:
@@ -60,6 +68,15 @@ class App:
         for close in self.closers:
             close()
         self.store.close()
+
+
+def selector_rules() -> dict[str, PathRules]:
+    """The ``sym://`` path rules of Python and of every language in the parser's table (languages.toml):
+    the languages a selector may name are exactly the ones whose files have symbols."""
+    endings: dict[str, list[str]] = {}
+    for spec in language_specs():
+        endings.setdefault(spec.name, []).extend(spec.extensions)
+    return path_rules(endings)
 
 
 def build_embedder(settings: Settings, env: Mapping[str, str] | None = None) -> Embedder | None:
@@ -133,7 +150,9 @@ def bootstrap(
         max_lines_per_snippet=settings.max_lines_per_snippet,
     )
     label = str(segment)
-    resolver = SymbolResolver(reader=store, source=source, parser=parser, admit=source.admits)
+    resolver = SymbolResolver(
+        reader=store, source=source, parser=parser, rules=selector_rules(), admit=source.admits
+    )
     embed: EmbedSegment | None = None
     semantic: SemanticEngine | None = None
     closers: list[Callable[[], None]] = [source.close]
@@ -187,7 +206,7 @@ def search_use_case(app: App, refresh: Any) -> SearchSegment:
     return SearchSegment(
         reader=app.store,
         refresh=refresh,
-        uri_for=uri_for_hit,
+        uri_for=app.resolver.uri_for_hit if app.resolver is not None else uri_for_hit,
         lexicon=load_lexicon(),
         segment_label=app.segment_label,
         semantic=app.semantic,
