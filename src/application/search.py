@@ -19,7 +19,12 @@ from ..domain import query_classifier, query_linter
 from ..domain.code import Chunk, ChunkKind, Hit
 from ..domain.contract import ErrorCode, Response
 from ..domain.lexicon import Lexicon
-from ..domain.ranking import reciprocal_rank_fusion
+from ..domain.ranking import (
+    SECONDARY_MULTIPLIER,
+    asks_for_secondary_files,
+    is_secondary_file,
+    reciprocal_rank_fusion,
+)
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
 from ..domain.structural_query import StructuralQuery, parse_structural
 from ..domain.subqueries import split_subqueries
@@ -514,8 +519,14 @@ class SearchSegment:
             # a Spanish word names code by its translation: "¿cómo se comprime...?" is about `compress`
             words |= {w for t in terms for w in self._lexicon.translations.get(fold(t), ())}
         named = named_identifiers(query)
+        secondary = not asks_for_secondary_files(query)  # .d.ts, generated, vendored: last unless asked for
         hits = [
-            Hit(chunk=ch, score=self._rescore(ch, score, words, focus, places, named), match_type="lexical")
+            Hit(
+                chunk=ch,
+                score=self._rescore(ch, score, words, focus, places, named)
+                * (SECONDARY_MULTIPLIER if secondary and is_secondary_file(ch.path) else 1.0),
+                match_type="lexical",
+            )
             for ch, score in scored.values()
         ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
@@ -20,3 +21,26 @@ def reciprocal_rank_fusion(
         for rank, key in enumerate(ranking, 1):
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+SECONDARY_MULTIPLIER = 0.5  # a declaration, generated, minified or vendored file: the source is elsewhere
+_SECONDARY_PATH = re.compile(
+    r"(?:^|/)(?:vendor|third_party|third-party|node_modules|bower_components|dist)/"
+    r"|\.d\.[cm]?ts$|\.min\.[a-z]+$|[.-]bundle\.[a-z]+$|\.pb\.go$|_pb2(?:_grpc)?\.pyi?$|\.g\.dart$"
+    r"|(?:^|/)zz_generated[^/]*$|\.generated\.[a-z]+$|_generated\.[a-z]+$"
+)
+_ASKS_SECONDARY = re.compile(
+    r"\b(?:d\.ts|declarations?|typings|vendor(?:ed)?|third[_ -]party|node_modules|generated|minified|bundle[ds]?|"
+    r"dist|protobuf|pb2)\b",
+    re.IGNORECASE,
+)
+
+
+def is_secondary_file(path: str) -> bool:
+    """Files an agent rarely wants first: `.d.ts` declarations, generated and minified code, vendored trees."""
+    return _SECONDARY_PATH.search(path) is not None
+
+
+def asks_for_secondary_files(query: str) -> bool:
+    """The question is about declarations, generated, minified or vendored code, so they rank as usual."""
+    return _ASKS_SECONDARY.search(query) is not None

@@ -1,0 +1,66 @@
+"""Go, Rust, TypeScript and JavaScript files indexed with symbols and searched, through the real facade."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import trifecta
+
+POLYGLOT = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
+
+
+@pytest.fixture
+def polyglot(tmp_path: Path) -> Path:
+    dest = tmp_path / "polyglot"
+    shutil.copytree(POLYGLOT, dest, ignore=shutil.ignore_patterns(".trifecta"))
+    return dest
+
+
+def hits(segment: Path, query: str, **options: object) -> list[dict[str, object]]:
+    response = trifecta.open(segment).search(query, limit=10, **options).to_dict()
+    assert response["status"] == "ok", response
+    return response["data"]["hits"]
+
+
+def test_index_counts_symbols_of_every_language(polyglot: Path) -> None:
+    engine = trifecta.open(polyglot)
+    report = engine.index().to_data()
+    assert report["parse_errors"] == 0
+    assert report["symbols_added"] >= 40
+    languages = {h["language"] for h in hits(polyglot, "Serve deserialize notify request")}
+    assert {"go", "rust", "typescript", "javascript"} & languages
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "symbol"),
+    [
+        ("Router.Serve dispatches a request", "go/server/handler.go", "Router.Serve"),
+        ("which function starts reading the input", "rust/src/de/mod.rs", "Deserializer.new"),
+        ("call every listener with the event", "ts/src/core/emitter.ts", "Emitter.notify"),
+        ("dispatch a request with a config", "js/lib/axiosish.js", "Axios.request"),
+    ],
+)
+def test_a_question_finds_the_definition_by_its_qualified_name(
+    polyglot: Path, query: str, path: str, symbol: str
+) -> None:
+    top = hits(polyglot, query)[0]
+    assert (top["path"], top["symbol"]) == (path, symbol)
+    assert top["start_line"] <= top["end_line"]
+
+
+def test_declaration_files_rank_below_the_source_unless_asked_for(polyglot: Path) -> None:
+    (polyglot / "ts" / "types").mkdir()
+    (polyglot / "ts" / "types" / "emitter.d.ts").write_text(
+        "/** Calls every listener. */\nexport declare function notifyAllListeners(event: string): void\n"
+    )
+    (polyglot / "ts" / "src" / "core" / "notify.ts").write_text(
+        "/** Calls every listener. */\nexport function notifyAllListeners(event: string): void {\n"
+        "    for (const l of listeners) l(event)\n}\n"
+    )
+    found = hits(polyglot, "notifyAllListeners")
+    assert found[0]["path"] == "ts/src/core/notify.ts"
+    asked = hits(polyglot, "the type declarations of notifyAllListeners")
+    assert asked[0]["path"] == "ts/types/emitter.d.ts"
