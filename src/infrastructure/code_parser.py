@@ -15,7 +15,7 @@ import attrs
 from ..application.ports import CodeParser
 from ..domain.code import Chunk, ChunkKind, ParsedFile
 from .python_parser import chunk_id, parse_python
-from .treesitter_parser import parse_tree_sitter, spec_for
+from .treesitter_parser import language_specs, parse_tree_sitter, spec_for
 
 TEXT_WINDOW = 50
 
@@ -30,6 +30,9 @@ LANGUAGES: dict[str, str] = {
     ".swift": "swift", ".scala": "scala", ".sh": "shell", ".bash": "shell", ".sql": "sql",
     ".html": "html", ".css": "css", ".xml": "xml", ".proto": "protobuf", ".lua": "lua",
 }  # fmt: skip
+LANGUAGES.update(
+    {ext: spec.name for spec in language_specs() for ext in spec.extensions}
+)  # the tree-sitter table
 NAMED_FILES = {"Makefile": "make", "Dockerfile": "docker", "README": "text", "LICENSE": "text"}
 PARALLEL_MIN_FILES = 64
 

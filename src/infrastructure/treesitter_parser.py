@@ -152,9 +152,12 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         broken = [(c.start_byte, c.end_byte) for c in tree.root_node.children if c.has_error]
         whole = tree.root_node.type == "ERROR"  # the root is no `program`: patterns anchored on it fail
         retry = [b for b in _blocks(data) if whole or any(s < b[1] and b[0] < e for s, e in broken)]
-        matches = [m for m in matches if not whole and not _definition_node(m[1]).has_error] + [
-            m for block in retry for m in _block_matches(parser, query, data, block)
-        ]
+        matches = [m for m in matches if not whole and not _definition_node(m[1]).has_error]
+        deadline = started + 2 * PARSE_SECONDS
+        for block in retry:
+            if time.monotonic() > deadline:  # keep what the blocks so far gave; the rest is text
+                break
+            matches += _block_matches(parser, query, data, block)
         error = "syntax error: definitions kept where the file parses, block by block"
     if time.monotonic() - started > 2 * PARSE_SECONDS:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
@@ -188,24 +191,23 @@ def _blocks(data: bytes) -> list[tuple[int, int]]:
 def _block_matches(
     parser: ts.Parser, query: ts.Query, data: bytes, block: tuple[int, int]
 ) -> list[tuple[int, dict[str, list[ts.Node]]]]:
-    """The query's matches in one block, parsed alone: every other byte but newlines is blanked, so the
-    tree's rows and byte offsets are the file's."""
+    """The query's matches in one block, parsed alone (the parser reads only its range of the file, so the
+    tree's rows and byte offsets are the file's)."""
     start, end = block
-    masked = bytearray(len(data))
-    masked[:] = _blank(data[:start]) + data[start:end] + _blank(data[end:])
+    parser.included_ranges = [ts.Range(_point(data, start), _point(data, end), start, end)]
     try:
-        tree = parser.parse(bytes(masked))
+        tree = parser.parse(data)
     except ValueError:
         parser.reset()
         return []
+    finally:
+        parser.included_ranges = [ts.Range(ts.Point(0, 0), ts.Point(0xFFFFFFFF, 0xFFFFFFFF), 0, 0xFFFFFFFF)]
     return ts.QueryCursor(query).matches(tree.root_node)
 
 
-def _blank(part: bytes) -> bytes:
-    return part.translate(_BLANKING)
-
-
-_BLANKING = bytes(c if c == 10 else 32 for c in range(256))
+def _point(data: bytes, offset: int) -> ts.Point:
+    row = data.count(b"\n", 0, offset)
+    return ts.Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))
 
 
 def _definition_node(captures: dict[str, list[ts.Node]]) -> ts.Node:

@@ -175,3 +175,33 @@ def test_every_table_row_loads_its_grammar_and_compiles_its_query() -> None:
         parser, query = treesitter_parser._compiled(spec.key)
         assert query.pattern_count > 0, spec.key
     assert {"go", "rust", "typescript", "javascript"} <= treesitter_parser.symbol_languages()
+
+
+@pytest.mark.parametrize(
+    ("relative", "language", "expected"),
+    [
+        ("more/Shapes.java", "java", {"Shape", "Shape.area", "Circle", "Circle.Circle", "Circle.area"}),
+        ("more/Store.cs", "csharp", {"Shop", "Store", "Store.Count", "IStore", "IStore.Count"}),
+        ("more/buffer.c", "c", {"buffer", "buffer_t", "buffer_append", "buffer_take"}),
+        ("more/widget.cpp", "cpp", {"ui", "Widget", "Widget.draw", "Widget.resize"}),
+        ("more/cart.rb", "ruby", {"Cart", "Cart.add", "Cart.empty"}),
+        ("more/Router.php", "php", {"App", "Router", "Router.dispatch", "helper"}),
+        (
+            "more/Player.swift",
+            "swift",
+            {"Player", "Player.play", "Track", "impl Player", "Player.stop", "Playable"},
+        ),
+    ],
+)
+def test_more_languages_from_the_same_table(relative: str, language: str, expected: set[str]) -> None:
+    parsed = parse_fixture(relative)
+    assert parsed.language == language and not parsed.error
+    assert expected <= {s.qualname for s in parsed.symbols}
+
+
+def test_java_annotations_start_the_range_and_bases_are_read() -> None:
+    parsed = parse_fixture("more/Shapes.java")
+    circle = only(parsed, "Circle")
+    assert (circle.start_line, circle.kind) == (9, SymbolKind.CLASS)  # @Immutable
+    assert circle.bases == ("Base", "Shape") and circle.exported
+    assert only(parsed, "Circle.area").start_line == 17  # @Override

@@ -1,0 +1,7 @@
+; Ruby definitions: classes and modules; methods are Class.method (singleton methods too).
+(class name: [(constant) (scope_resolution name: (_))] @name) @definition.class
+(module name: [(constant) (scope_resolution name: (_))] @name) @definition.class
+(method name: (_) @name) @definition.method
+(singleton_method name: (_) @name) @definition.method
+
+(class superclass: (superclass (_) @base)) @bases.of
