@@ -72,8 +72,9 @@ When one file defines the qualified name more than once:
 
 **Symbols** come from the index when the file's SHA-256 is the one indexed; otherwise the file is parsed on
 demand. Either way they are kept in a bounded LRU cache keyed by the content hash. A file that does not parse
-(a syntax error, or nesting deep enough to exhaust the parser) is ``SYMBOL_NOT_FOUND`` with the reason, never
-an exception.
+(a syntax error, or nesting deep enough to exhaust the parser) and yields no definition is ``SYMBOL_NOT_FOUND``
+with the reason, never an exception; the definitions tree-sitter recovers from a file with syntax errors
+resolve as usual.
 
 **Output.** ``data.uri`` is the canonical selector of what was resolved (the full file path), so it can be
 reused as is. Sizes are UTF-8 bytes of compact JSON (``separators=(",", ":")``). The skeleton keeps a prefix
@@ -102,7 +103,7 @@ import attrs
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol
 from ..domain.contract import Error, ErrorCode, Ref, Response
-from ..domain.selector import Selector, SelectorError, SelectorKind, is_identifier, parse
+from ..domain.selector import Selector, SelectorError, SelectorKind, is_component, parse
 from .ports import CodeParser, FileRefused, FileSource, IndexReader, OutsideSegment
 
 LANGUAGE = "python"
@@ -319,8 +320,8 @@ def _ends_with(parts: Sequence[str], tail: Sequence[str]) -> bool:
 
 def _components(parts: Sequence[str] | None, hint: Sequence[str]) -> tuple[str, ...]:
     """A file's (or package folder's) full path as selector components, or the hint that found it when the
-    path has a component that is not an identifier (``my-dir/utils.py`` found by ``utils``)."""
-    return tuple(parts) if parts and all(is_identifier(p) for p in parts) else tuple(hint)
+    path has a component that is not a selector ``Component`` (``my dir/utils.py`` found by ``utils``)."""
+    return tuple(parts) if parts and all(is_component(p) for p in parts) else tuple(hint)
 
 
 def _is_group(definitions: Sequence[Symbol]) -> bool:
@@ -549,8 +550,7 @@ class SymbolResolver:
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         stored = self._reader.file(path)
         if stored is not None and stored.sha256 == digest:
-            symbols = () if stored.parse_error else tuple(self._reader.symbols(path))
-            error = stored.parse_error
+            symbols, error = tuple(self._reader.symbols(path)), stored.parse_error
         else:
             try:
                 parsed = self._parser.parse(path, text)
@@ -562,7 +562,8 @@ class SymbolResolver:
                 MemoryError,
             ) as exc:  # a parser that lets one out
                 symbols, error = (), f"could not parse ({type(exc).__name__}: {exc})"
-        entry = _FileSymbols(lines=_split_lines(text), symbols=symbols, error=error)
+        # A tree-sitter parse with syntax errors keeps the definitions it recovered: those resolve.
+        entry = _FileSymbols(lines=_split_lines(text), symbols=symbols, error="" if symbols else error)
         with self._lock:
             self._cache[digest] = entry
             while len(self._cache) > self._cache_size:

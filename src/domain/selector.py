@@ -1,27 +1,36 @@
-"""The ``sym://`` selector grammar (ast-lsp-dual-engine.md §3).
+"""The ``sym://`` selector grammar (ast-lsp-dual-engine.md §3), for every language with symbols.
 
 A selector names a file skeleton or a symbol inside a file, with no room for guessing::
 
     URI         = "sym://" Language "/" Kind "/" Path ( "#" Member )? ;
     Language    = Identifier ;                 (* must also be a supported language *)
     Kind        = "mod" | "type" ;
-    Path        = Identifier ( "/" Identifier )* ;
+    Path        = Component ( "/" Component )* ;
     Member      = Identifier ( "." Identifier )* ;
-    Identifier  = [a-zA-Z_] [a-zA-Z0-9_]* ;    (* ASCII only *)
+    Identifier  = [a-zA-Z_$] [a-zA-Z0-9_$]* ;  (* ASCII only; "$" for JavaScript names *)
+    Component   = [a-zA-Z0-9_$] [a-zA-Z0-9_$.-]* ;  (* a file or folder name: "become-observed", "v2" *)
 
 Semantic rules, checked by the same parser:
 
 * ``mod``: ``Path`` is the file path (relative, no extension) and there is no ``#Member``.
   ``sym://python/mod/pkg/utils`` -> the skeleton of ``pkg/utils.py``.
-* ``type``: the last ``Path`` identifier is the top-level symbol and the ones before it are the file, so at
-  least two are needed. ``sym://python/type/pkg/utils/User#get_email`` -> method ``get_email`` of class
-  ``User`` in ``pkg/utils.py``.
+* ``type``: the last ``Path`` component is the top-level symbol (an ``Identifier``) and the ones before it are
+  the file, so at least two are needed. ``sym://python/type/pkg/utils/User#get_email`` -> method
+  ``get_email`` of class ``User`` in ``pkg/utils.py``; ``sym://go/type/server/handler/Router#Serve`` -> method
+  ``Router.Serve``; ``sym://rust/type/src/de/mod/Deserializer#new`` -> ``Deserializer.new`` of an impl block.
 * ``Language`` is lexically an identifier; one that is well formed but not among the supported languages is
   ``LANGUAGE_NOT_SUPPORTED``. It is checked after the syntax, so a malformed selector is always reported as
-  ``INVALID_SELECTOR_SYNTAX`` first.
+  ``INVALID_SELECTOR_SYNTAX`` first. The supported languages are the caller's (``parse(text, languages)``):
+  the domain does not know which languages the parser reads.
+
+Which file a path names (endings, ``__init__.py``, ``index.ts``, ``mod.rs``, Go package folders) is the
+resolver's business (``application/zoom_ast.py``), not the grammar's.
 
 Decisions where the design document is silent:
 
+* A path component may hold ``-`` and ``.`` (``become-observed.ts``, ``foo.service.ts``) and start with a
+  digit, as file names do in TypeScript and JavaScript; it cannot start with ``.``, so ``.`` and ``..`` never
+  name a folder. The file's ending is still left out: ``a.py`` names ``a.py.py``.
 * Leading and trailing whitespace (a pasted newline, a shell quote artefact) is stripped before parsing;
   whitespace inside the selector is an error. ``SelectorError.position`` is an offset into the input as
   given, so it still points at the offending character when whitespace was stripped.
@@ -44,8 +53,10 @@ DEFAULT_LANGUAGES: frozenset[str] = frozenset({"python"})
 # Long enough to show any realistic selector, short enough to keep an error envelope small.
 MAX_ERROR_TEXT = 200
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_IDENTIFIER_TEXT = "an identifier ([a-zA-Z_][a-zA-Z0-9_]*)"
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_IDENTIFIER_TEXT = "an identifier ([a-zA-Z_$][a-zA-Z0-9_$]*)"
+_COMPONENT = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$.-]*")
+_COMPONENT_TEXT = "a file or folder name ([a-zA-Z0-9_$][a-zA-Z0-9_$.-]*)"
 _FORMS = "sym://<language>/mod/<path/to/file> or sym://<language>/type/<path/to/file>/<Symbol>[#member]"
 
 
@@ -55,8 +66,13 @@ class SelectorKind(enum.StrEnum):
 
 
 def is_identifier(text: str) -> bool:
-    """True when ``text`` is one selector ``Identifier``: ASCII letter or ``_``, then letters, digits, ``_``."""
+    """True when ``text`` is one selector ``Identifier``: ASCII letter, ``_`` or ``$``, then also digits."""
     return isinstance(text, str) and _IDENTIFIER.fullmatch(text) is not None
+
+
+def is_component(text: str) -> bool:
+    """True when ``text`` is one selector path ``Component``: a file or folder name that is not ``.``/``..``."""
+    return isinstance(text, str) and _COMPONENT.fullmatch(text) is not None
 
 
 def _identifier(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
@@ -72,6 +88,14 @@ def _identifiers(
             raise ValueError(f"every {attribute.name} component must be {_IDENTIFIER_TEXT}, got {part!r}")
 
 
+def _components(
+    _instance: object, attribute: attrs.Attribute[tuple[str, ...]], value: tuple[str, ...]
+) -> None:
+    for part in value:
+        if not is_component(part):
+            raise ValueError(f"every {attribute.name} component must be {_COMPONENT_TEXT}, got {part!r}")
+
+
 def _split_components(path: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(path.split("/")) if isinstance(path, str) else tuple(path)
 
@@ -82,7 +106,7 @@ class Selector:
 
     language: str = attrs.field(validator=_identifier)
     kind: SelectorKind = attrs.field(validator=attrs.validators.instance_of(SelectorKind))
-    path: tuple[str, ...] = attrs.field(validator=_identifiers)
+    path: tuple[str, ...] = attrs.field(validator=_components)
     symbol: str = attrs.field(default="")
     member: tuple[str, ...] = attrs.field(default=(), validator=_identifiers)
 
@@ -128,8 +152,8 @@ class Selector:
     def module(cls, language: str, path: str | Sequence[str]) -> Selector:
         """The skeleton selector of a file: ``path`` is ``"pkg/utils"`` or ``("pkg", "utils")``, no extension.
 
-        Raises ``ValueError`` when a component is not an identifier (e.g. ``my-file``): check with
-        ``is_identifier`` first when the path comes from the file system.
+        Raises ``ValueError`` when a component is not a ``Component`` (e.g. ``my file``): check with
+        ``is_component`` first when the path comes from the file system.
         """
         return cls(language=language, kind=SelectorKind.MOD, path=_split_components(path))
 
@@ -199,15 +223,17 @@ class _Scanner:
             raise _Reject(self.pos, f"expected {what} at position {self.pos}, found {self.found()}")
         self.pos += len(literal)
 
-    def identifier(self, what: str) -> str:
-        match = _IDENTIFIER.match(self.text, self.pos)
+    def identifier(
+        self, what: str, pattern: re.Pattern[str] = _IDENTIFIER, text: str = _IDENTIFIER_TEXT
+    ) -> str:
+        match = pattern.match(self.text, self.pos)
         if match is None:
-            raise _Reject(
-                self.pos,
-                f"expected {what}, {_IDENTIFIER_TEXT}, at position {self.pos}, found {self.found()}",
-            )
+            raise _Reject(self.pos, f"expected {what}, {text}, at position {self.pos}, found {self.found()}")
         self.pos = match.end()
         return match.group()
+
+    def component(self) -> str:
+        return self.identifier("a path component", _COMPONENT, _COMPONENT_TEXT)
 
     def reject_rest(self, expected: str) -> None:
         if self.pos < len(self.text):
@@ -229,10 +255,12 @@ def _scan(scanner: _Scanner) -> tuple[str, int, Selector]:
     scanner.pos += len(kind_word)
     kind = SelectorKind(kind_word)
     scanner.expect("/", f"'/' after '{kind_word}'")
-    path = [scanner.identifier("a path component")]
+    last_at = scanner.pos
+    path = [scanner.component()]
     while scanner.at("/"):
         scanner.pos += 1
-        path.append(scanner.identifier("a path component"))
+        last_at = scanner.pos
+        path.append(scanner.component())
 
     if kind is SelectorKind.MOD:
         if scanner.at("#"):
@@ -250,6 +278,12 @@ def _scan(scanner: _Scanner) -> tuple[str, int, Selector]:
             scanner.pos,
             f"expected '/<Symbol>' at position {scanner.pos}: a type selector names the file and then the "
             f"symbol, sym://{language}/type/<path/to/file>/<Symbol>",
+        )
+    if not is_identifier(path[-1]):
+        head = _IDENTIFIER.match(path[-1])
+        raise _Reject(
+            last_at + (head.end() if head else 0),
+            f"expected the symbol, {_IDENTIFIER_TEXT}, at position {last_at}, found {path[-1]!r}",
         )
     member: list[str] = []
     if scanner.at("#"):

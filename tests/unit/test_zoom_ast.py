@@ -375,10 +375,10 @@ def test_a_file_gone_from_disk_is_not_a_candidate() -> None:
     assert engine.resolve("sym://python/mod/utils").path == "pkg/utils.py"
 
 
-def test_a_directory_that_is_not_an_identifier_is_reached_by_the_hint() -> None:
-    engine = Engine({"my-tools/helpers.py": UTILS})
+def test_a_directory_that_is_not_a_selector_component_is_reached_by_the_hint() -> None:
+    engine = Engine({"my tools/helpers.py": UTILS})
     response = engine.symbols("sym://python/mod/helpers")
-    assert response.data["path"] == "my-tools/helpers.py"
+    assert response.data["path"] == "my tools/helpers.py"
     assert response.data["uri"] == "sym://python/mod/helpers"
     assert response.data["symbols"][0]["uri"] == "sym://python/type/helpers/helper"
     assert engine.snippet("sym://python/type/helpers/helper").ok
@@ -734,8 +734,8 @@ def test_skeleton_cut_points_at_the_classes_it_shortened() -> None:
         ("pkg/utils.py", "User", "python", "sym://python/type/pkg/utils/User"),
         ("pkg/utils.py", "User.get.inner", "python", "sym://python/type/pkg/utils/User#get.inner"),
         ("pkg/__init__.py", "", "python", "sym://python/mod/pkg/__init__"),
-        ("my-file.py", "", "python", None),
-        ("my-dir/utils.py", "f", "python", None),
+        ("my-file.py", "", "python", "sym://python/mod/my-file"),
+        ("my dir/utils.py", "f", "python", None),
         ("pkg/utils.py", "café", "python", None),
         ("README.md", "", "markdown", None),
         ("pkg/mod.pyi", "", "python", None),
