@@ -101,9 +101,9 @@ from typing import Any
 import attrs
 
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
-from ..domain.code import Symbol
+from ..domain.code import Symbol, SymbolKind
 from ..domain.contract import Error, ErrorCode, Ref, Response
-from ..domain.selector import Selector, SelectorError, SelectorKind, is_component, parse
+from ..domain.selector import Selector, SelectorError, SelectorKind, is_component, is_identifier, parse
 from .ports import CodeParser, FileRefused, FileSource, IndexReader, OutsideSegment
 
 LANGUAGE = "python"
@@ -194,6 +194,7 @@ class Resolved:
     definitions: tuple[Symbol, ...] = ()  # () for a mod selector
     overloads: tuple[Symbol, ...] = ()  # the bodiless signatures of a resolved implementation
     parts: tuple[FilePart, ...] = ()  # the files of a package
+    alias: str = ""  # the trait-qualified name it was resolved by (``Error.Display.fmt``), if any
 
     @property
     def language(self) -> str:
@@ -204,10 +205,8 @@ class Resolved:
         """The canonical selector of what was resolved."""
         if not self.definitions:
             return self.mod_uri
-        return (
-            uri_of(self.file_components, self.definitions[0].qualname, self.language)
-            or self.selector.render()
-        )
+        qualname = self.alias or self.definitions[0].qualname
+        return uri_of(self.file_components, qualname, self.language) or self.selector.render()
 
     @property
     def mod_uri(self) -> str:
@@ -340,6 +339,31 @@ def _has_body(symbol: Symbol, lines: Sequence[str]) -> bool:
     overload signature ends with its return type or a ``;``."""
     text = "\n".join(lines[symbol.def_line - 1 : symbol.end_line]).rstrip()
     return text.endswith("}")
+
+
+def _trait_aliases(symbols: Sequence[Symbol]) -> dict[tuple[str, int, int], str]:
+    """``Type.Trait`` for an ``impl Trait for Type`` block and ``Type.Trait.name`` for what it defines: the
+    name that tells ``fmt`` of ``impl Display for Error`` from ``fmt`` of ``impl Debug for Error``."""
+    out: dict[tuple[str, int, int], str] = {}
+    for block in symbols:
+        if block.kind is not SymbolKind.IMPL or not block.bases:
+            continue
+        target, trait = block.qualname.rsplit(" ", 1)[-1], block.bases[0]
+        if not (is_identifier(target) and is_identifier(trait)):
+            continue
+        prefix = f"{target}.{trait}"
+        out[_key(block)] = prefix
+        for s in symbols:
+            inside = block.start_line <= s.start_line and s.end_line <= block.end_line
+            if inside and s.depth == block.depth + 1 and is_identifier(s.name):
+                out[_key(s)] = f"{prefix}.{s.name}"
+    return out
+
+
+def _unique_aliases(found: Sequence[Symbol], aliases: Mapping[tuple[str, int, int], str]) -> dict[int, str]:
+    """Of definitions sharing one qualified name, the trait-qualified names that tell them apart."""
+    named = [aliases.get(_key(s), "") for s in found]
+    return {i: a for i, a in enumerate(named) if a and named.count(a) == 1}
 
 
 def _tree(symbols: Iterable[Symbol]) -> tuple[list[_Node], dict[tuple[str, int, int], _Node]]:
@@ -748,7 +772,12 @@ class SymbolResolver:
             return loaded
         components = self._file_components(language, path, selector.path)
         mod_uri = uri_of(components, "", language) or sym
+        aliases = _trait_aliases(loaded.symbols)
         found = tuple(s for s in loaded.symbols if s.qualname == qualname)
+        alias = ""
+        if not found:
+            found = tuple(s for s in loaded.symbols if aliases.get(_key(s)) == qualname)
+            alias = qualname if found else ""
         if not found:
             named = _members_named(loaded.symbols, selector)
             if named:
@@ -774,9 +803,9 @@ class SymbolResolver:
             elif not bodies and all(s.kind.is_callable for s in found):
                 overloads = ()  # signatures only (a declaration file): the whole group, as in Python
             else:
-                return self._duplicates(sym, path, components, qualname, language, found)
+                return self._duplicates(sym, path, components, qualname, language, found, aliases)
         elif len(found) > 1 and not _is_group(found):
-            return self._duplicates(sym, path, components, qualname, language, found)
+            return self._duplicates(sym, path, components, qualname, language, found, aliases)
         return Resolved(
             selector=selector,
             path=path,
@@ -785,6 +814,7 @@ class SymbolResolver:
             symbols=loaded.symbols,
             definitions=found,
             overloads=overloads,
+            alias=alias,
         )
 
     @staticmethod
@@ -795,21 +825,29 @@ class SymbolResolver:
         qualname: str,
         language: str,
         found: Sequence[Symbol],
+        aliases: Mapping[tuple[str, int, int], str],
     ) -> Unresolved:
+        """One name defined several times in a file: the candidates that a trait names (Rust
+        ``Error#Display.fmt``) get their own selector; the others are reached by their lines."""
+        unique = _unique_aliases(found, aliases)
         candidates = [
             {
-                "sym": uri_of(components, qualname, language) or sym,
+                "sym": uri_of(components, unique.get(i, qualname), language) or sym,
                 "file_rel": path,
                 "kind": SelectorKind.TYPE.value,
                 "range": _range(s.start_line, s.end_line),
             }
-            for s in found
+            for i, s in enumerate(found)
         ]
         unresolved = _ambiguous(sym, f"{qualname} is defined {len(found)} times in {path}", candidates)
         return attrs.evolve(
             unresolved,
-            candidates=(),
-            next_actions=tuple(f"ctx get --path {path}:{s.start_line}-{s.end_line}" for s in found),
+            candidates=tuple(uri_of(components, a, language) or sym for a in unique.values()),
+            next_actions=tuple(
+                f"ctx get --path {path}:{s.start_line}-{s.end_line}"
+                for i, s in enumerate(found)
+                if i not in unique
+            ),
         )
 
 
@@ -844,7 +882,28 @@ def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unre
 # --------------------------------------------------------------------------------------------- use cases
 
 
-def _entry(node: _Node, components: Sequence[str], language: str, path: str = "") -> dict[str, Any]:
+def _selector_names(symbols: Sequence[Symbol]) -> dict[tuple[str, int, int], str]:
+    """The name each definition's selector uses: its qualified name, or, when the file defines that name
+    more than once, the trait-qualified name that tells it apart (Rust ``Error.Display.fmt``)."""
+    aliases = _trait_aliases(symbols)
+    by_name: dict[str, list[Symbol]] = {}
+    for s in symbols:
+        by_name.setdefault(s.qualname, []).append(s)
+    names = {}
+    for found in by_name.values():
+        if len(found) > 1:
+            for i, alias in _unique_aliases(found, aliases).items():
+                names[_key(found[i])] = alias
+    return names
+
+
+def _entry(
+    node: _Node,
+    components: Sequence[str],
+    language: str,
+    path: str = "",
+    names: Mapping[tuple[str, int, int], str] | None = None,
+) -> dict[str, Any]:
     s = node.symbol
     entry: dict[str, Any] = {
         "name": s.name,
@@ -852,7 +911,7 @@ def _entry(node: _Node, components: Sequence[str], language: str, path: str = ""
         "signature": s.signature,
         "doc": s.first_doc_line,
         "range": _range(s.start_line, s.end_line),
-        "uri": uri_of(components, s.qualname, language),
+        "uri": uri_of(components, (names or {}).get(_key(s), s.qualname), language),
         "children": [],
     }
     if path:  # an entry of a package skeleton says which file it is in
@@ -865,6 +924,7 @@ class _Root:
     node: _Node
     components: tuple[str, ...]
     path: str = ""
+    names: Mapping[tuple[str, int, int], str] = attrs.field(factory=dict)
 
 
 def _descendants(nodes: Iterable[_Node]) -> set[int]:
@@ -898,7 +958,8 @@ class SymbolsUseCase:
         else:
             tree_roots, nodes = _tree(resolved.symbols)
             components = resolved.file_components
-            roots = [_Root(node, components) for node in tree_roots]
+            names = _selector_names(resolved.symbols)
+            roots = [_Root(node, components, names=names) for node in tree_roots]
         if resolved.definitions:
             first = resolved.definitions[0]
             data.update(
@@ -922,7 +983,7 @@ class SymbolsUseCase:
                 and id(n) not in seen
                 and all(n is not nodes[_key(d)] for d in resolved.definitions)
             ]
-            roots = [_Root(node, components) for node in [*inside, *outside]]
+            roots = [_Root(node, components, names=names) for node in [*inside, *outside]]
         data["symbols"] = []
         data["omitted"] = _count(r.node for r in roots)  # the largest it can be, so its digits are paid for
         symbols, omitted, cut = self._fit(roots, language, self._policy.max_bytes_total - _json_size(data))
@@ -955,7 +1016,7 @@ class SymbolsUseCase:
         cut: list[str] = []
         while queue:
             node, root, siblings, parent = queue.popleft()
-            entry = _entry(node, root.components, language, root.path if parent is None else "")
+            entry = _entry(node, root.components, language, root.path if parent is None else "", root.names)
             cost = _json_size(entry) + (1 if siblings else 0)  # "," before every entry but the first
             if used + cost > room:
                 # A prefix in breadth-first order: this entry and everything after it are left out.
