@@ -1,4 +1,5 @@
-"""Retrieval engines beside the lexical one: structural (symbol table) and pattern (literal text)."""
+"""Retrieval engines beside the lexical one: pattern (literal text) here, structural (symbol table) in
+structural_engine.py, re-exported."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from typing import Any
 import attrs
 import re2
 
-from ..domain.code import Chunk, ChunkKind, Hit, Symbol
+from ..domain.code import Chunk, ChunkKind, Hit
 from ..domain.regex_literals import required_literals
-from ..domain.rewrite_policy import is_test_file
-from ..domain.structural_query import StructuralQuery, base_matches, builtin_subclasses, decorator_matches
 from .ports import CodePatternMatcher, FileSource, IndexReader, InvalidCodePattern
+from .structural_engine import StructuralEngine as StructuralEngine  # search.py imports it from here
 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 _CODEISH = re.compile(
@@ -447,21 +447,6 @@ def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, s
     return _first_matching_line(chunk, lambda line: want in line.lower())
 
 
-def _scope_scorer(sq: StructuralQuery) -> Callable[[tuple[str, Symbol]], int]:
-    """How well a definition sits where the question points: path parts count once, classes twice.
-    The scope's sets are built once per question, not once per candidate."""
-    scope = set(sq.scope)
-    scope_lower = {s.lower() for s in scope}
-
-    def in_scope(item: tuple[str, Symbol]) -> int:
-        path, sym = item
-        in_path = {p.lower() for p in path.removesuffix(".py").split("/")} & scope_lower
-        in_class = set(sym.qualname.split(".")[:-1]) & scope
-        return len(in_path) + 2 * len(in_class)
-
-    return in_scope
-
-
 def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int, str]:
     """The first line of the chunk holding the needle, with its line number in the file.
 
@@ -481,70 +466,3 @@ def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int
             return chunk.start_line, line
         return chunk.start_line + offset, line
     return 0, ""
-
-
-class StructuralEngine:
-    def __init__(self, reader: IndexReader) -> None:
-        self._reader = reader
-
-    def _passing(
-        self, sq: StructuralQuery, bases: tuple[str, ...], path_words: tuple[str, ...] = ()
-    ) -> list[tuple[str, Symbol]]:
-        """The definitions that pass every filter of the question, with `bases` as the wanted bases."""
-        found: list[tuple[str, Symbol]] = []
-        for path, sym in self._reader.structural_candidates(
-            bases=bases,
-            decorator=sq.decorator,
-            is_async=sq.is_async,
-            parent=sq.members_of,
-            path_words=path_words,
-        ):
-            if bases and not (sym.kind == "class" and any(base_matches(b, sym.bases) for b in bases)):
-                continue
-            if sq.decorator and not decorator_matches(sq.decorator, sym.decorators):
-                continue
-            if sq.members_of and not (
-                sym.parent == sq.members_of and ("method" not in sq.kinds or sym.kind == "method")
-            ):
-                continue  # the class's own members (its nested helpers are not what was asked)
-            if (
-                sq.is_async
-                and sq.kinds
-                and sym.kind not in sq.kinds
-                and not ("function" in sq.kinds and sym.kind == "method")
-            ):
-                continue
-            found.append((path, sym))
-        return found
-
-    def search(self, sq: StructuralQuery, limit: int) -> list[Hit]:
-        if not sq.has_filter:
-            return []
-        found = self._passing(sq, (sq.base,) if sq.base else ())
-        wider = builtin_subclasses(sq.base) if sq.base and sq.scope else frozenset()
-        in_scope = _scope_scorer(sq)
-        if wider and not any(in_scope(item) for item in found):
-            # nothing in scope derives from the built-in directly: "subclasses of Exception in json" also
-            # means JSONDecodeError(ValueError); looked for only where the question points (few files)
-            found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
-        # in scope first, implementation before tests, then in file order
-        found.sort(key=lambda item: (-in_scope(item), is_test_file(item[0]), item[0], item[1].start_line))
-        hits = []
-        for rank, (path, sym) in enumerate(found[:limit]):
-            container = self._reader.containing_chunk(path, sym.def_line)
-            chunk = Chunk(
-                id=container.id if container else "",
-                path=path,
-                start_line=sym.start_line,
-                end_line=sym.end_line,
-                kind=ChunkKind(sym.kind.value),
-                language="python",
-                symbol=sym.qualname,
-                name=sym.name,
-                signature=sym.signature,
-                doc=sym.docstring,
-                body=sym.signature,
-            )
-            score = 1.0 / (1 + rank) + in_scope((path, sym))
-            hits.append(Hit(chunk=chunk, score=score, match_type="structural", preview=sym.signature))
-        return hits

@@ -208,11 +208,16 @@ class IndexReader(Protocol):
         is_async: bool = False,
         parent: str = "",
         path_words: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        exported: bool | None = None,
+        signature: str = "",
         limit: int = 2000,
     ) -> list[tuple[str, Symbol]]:
         """(path, symbol) pairs that pass every filter given, as a superset (callers filter exactly):
         stored bases mentioning one of `bases`, decorators mentioning `decorator`, async when asked,
-        qualified names under the top-level class `parent`, paths containing one of `path_words`."""
+        qualified names under the top-level class `parent`, paths containing one of `path_words`, of one
+        of `kinds`, exported or not, signatures mentioning `signature`. Visibility alone selects nothing;
+        a kind alone lists that kind."""
         ...
 
     def containing_chunk(self, path: str, line: int) -> Chunk | None:

@@ -331,13 +331,14 @@ _USAGE_VERBS = frozenset(
 _AST_PLURAL = _lexicon(
     "classes functions funcs defs methods interfaces structs enums traits constructors destructors "
     "dataclasses lambdas closures generators coroutines decorators properties getters setters protocols "
-    "subroutines procedures abstract_classes type_aliases "
+    "subroutines procedures abstract_classes type_aliases impls impl_blocks macros namespaces "
     "clases funciones metodos interfaces estructuras enumeraciones constructores decoradores propiedades "
     "generadores corrutinas"
 )
 _AST_KEYWORD = _AST_PLURAL | _lexicon(
     "class function func def method interface struct enum trait constructor destructor dataclass lambda "
     "closure generator coroutine decorator property getter setter protocol subroutine procedure "
+    "impl impl_block type_alias macro namespace "
     "clase funcion metodo interfaz estructura enumeracion constructor decorador propiedad generador corrutina"
 )
 _MODIFIER = _lexicon(
@@ -359,9 +360,12 @@ _OVERRIDE = _lexicon(
     "sobrescribe sobrescriben sobreescribe sobreescriben sobrecarga sobrecargan redefinen redefine"
 )
 _IMPLEMENTS = _c(
-    r"\b(?:class(?:es)?|interfaces?|types?|structs?|that|which|who|clases?|que)\s+implement(?:s|ing|an|a)?\b"
-    r"|\bimplement(?:s|ing)\s+(?:the\s+|an?\s+)?[a-z_]+(?:\s+(?:interface|protocol|abc))\b"
+    r"\b(?:class(?:es)?|interfaces?|types?|structs?|enums?|that|which|who|clases?|estructuras?|tipos?|que)"
+    r"\s+implement(?:s|ing|an|a|en)?\b"
+    r"|\bimplement(?:s|ing)\s+(?:the\s+|an?\s+)?[a-z_]+(?:\s+(?:interface|protocol|abc|trait))\b"
     r"|\bimplemented\s+by\b|\bimplementad[oa]s?\s+por\b"
+    r"|\b(?:implementations|implementors|implementers|impls)\s+of\b|\bimpls?\s+for\b"
+    r"|\b(?:types?|structs?|classes|that|which)\s+satisf(?:y|ies|ying)\b"
 )
 _DECORATOR_STEMS = ("decora", "marked", "wrapped", "annotated", "marcad", "anotad")
 _DECORATOR_PHRASE = _c(
@@ -778,7 +782,7 @@ def _structure(text: str, low: str, grams: set[str], code: _Code, hit: _Hit) -> 
         hit("inheritance_pattern", _Kind.S_REL)
     if not _OVERRIDE.isdisjoint(grams):
         hit("override_pattern", _Kind.S_REL)
-    if "implement" in low and _IMPLEMENTS.search(low):
+    if ("impl" in low or "satisf" in low) and _IMPLEMENTS.search(low):
         hit("implements_pattern", _Kind.S_REL)
     if any(stem in low for stem in _DECORATOR_STEMS) and _DECORATOR_PHRASE.search(low):
         hit("decorator_pattern", _Kind.S_REL)

@@ -1,4 +1,4 @@
-"""Read a structural question into filters over the symbol table.
+"""Read a structural question into filters over the symbol table, in every language that has symbols.
 
     "subclasses of argparse.Action"                -> base "Action", scope ("argparse",)
     "classes in multiprocessing that extend popen_fork.Popen" -> base "Popen", scope ("popen_fork", "multiprocessing")
@@ -6,6 +6,19 @@
     "properties that define a @<name>.setter"      -> decorator "*.setter"
     "all async functions"                          -> is_async, kinds (function,)
     "methods of the Thread class"                  -> members_of "Thread", kinds (class, method)
+    "structs that implement the Handler interface" -> base "Handler", implements, kinds (struct,)
+    "types implementing the Serialize trait"       -> base "Serialize", implements, kinds: every type kind
+    "classes extending EventEmitter"               -> base "EventEmitter", kinds (class,)
+    "Command methods that return a *flag.FlagSet"  -> returns "FlagSet", members_of "Command"
+    "exported functions of package server"         -> visibility "exported", kinds (function,), scope ("server",)
+    "interfaces in server", "all enums"            -> a listing of a kind: kinds (interface,) / (enum,)
+
+The words that name constructs are data (`KIND_WORDS`): each names symbol kinds (`code.SymbolKind` values)
+whatever the language, so "structs" finds Go and Rust structs and "classes" Python, TypeScript and
+JavaScript classes. What a relation means per language is in the symbols themselves: `bases` hold Python
+and TypeScript/JavaScript superclasses and `implements`, Go embedded types, Rust supertraits and the trait
+of an `impl Trait for Type` block; a Rust `#[derive(Trait)]` implements the trait too (`derived`); the
+languages in `IMPLICIT_INTERFACES` satisfy an interface by their method set, which the application checks.
 
 Pure: the application runs the filters against the index.
 """
@@ -19,9 +32,21 @@ import re
 import attrs
 
 _DOTTED = r"([A-Za-z_][\w]*(?:\.[A-Za-z_<>][\w<>]*)*)"
+_OWNER = r"(?:[A-Za-z_]\w*'s\s+)?"  # "Node's stream.Transform": the owner is not the base
 _INHERIT = re.compile(
-    r"\b(?:sub-?class(?:es)?|subclassing|deriv\w*|inherit\w*|extend\w*|hered\w*|extiend\w*|derivan?)"
-    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase))*\s+" + _DOTTED,
+    r"\b(?:sub-?class(?:es)?|subclassing|deriv\w*|inherit\w*|extend\w*|hered\w*|extiend\w*|derivan?|embed\w*)"
+    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase))*\s+" + _OWNER + _DOTTED,
+    re.IGNORECASE,
+)
+# "implement(s|ing) the Handler interface", "implementations of Formatter", "types that satisfy io.Reader",
+# "que implementan la interfaz Handler": the interface or trait, with its kind word, which is not the answer's
+_IMPLEMENT = re.compile(
+    r"\b(?:implement(?:s|ing|ed)?|implementations?|implementors?|implementers?|impls?|satisf(?:y|ies|ying)"
+    r"|implementan?|implementen)"
+    r"(?:\s+(?:of|the|an?|la|el|los|las|de|del|interfaces?|interfaz|traits?|protocols?|protocolo))*\s+"
+    + _OWNER
+    + _DOTTED
+    + r"(?:\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b)?",
     re.IGNORECASE,
 )
 _SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", re.IGNORECASE)
@@ -29,17 +54,73 @@ _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
 _DECORATED = re.compile(r"\bdecorated\s+(?:with|by)\s+@?" + _DOTTED, re.IGNORECASE)
 _ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IGNORECASE)
+# "methods that return a *flag.FlagSet", "functions returning Result<Value>": the named result type
+_RETURNS = re.compile(
+    r"\b(?:return(?:s|ing)?|devuelven?|retornan?)\s+(?:(?:an?|the|un|una|el|la)\s+)?[*&]*(?:mut\s+)?"
+    + _DOTTED,
+    re.IGNORECASE,
+)
 _OF_SCOPE = re.compile(
-    r"\b(?:of|in|from|en|de)\s+(?:(?:the|la|el|los|las)\s+)?(?:(?:class|clase|module|m[oó]dulo)\s+)?"
+    r"\b(?:of|in|from|en|de|del)\s+(?:(?:the|la|el|los|las)\s+)?"
+    r"(?:(?:class|clase|module|m[oó]dulo|package|paquete|crate|namespace|folder|directory|carpeta)\s+)?"
     r"(?!(?:of|in|from|en|de|del)\b)" + _DOTTED,
     re.IGNORECASE,
 )
-_POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.]*)'s\b")
-_KINDS = (
-    (re.compile(r"\b(?:class|classes|clases?)\b", re.IGNORECASE), "class"),
-    (re.compile(r"\b(?:methods?|métodos?|metodos?)\b", re.IGNORECASE), "method"),
-    (re.compile(r"\b(?:functions?|funciones|función|funcion)\b", re.IGNORECASE), "function"),
+# "the de module", "the server package": a scope named before its kind word
+_NAMED_SCOPE = re.compile(
+    r"\b(?!(?:of|in|from|for|to|with|by|inside|within|every|each|any|this|that|whole|same)\b)"
+    + _DOTTED
+    + r"\s+(?:module|package|crate|namespace|folder|directory)\b",
+    re.IGNORECASE,
 )
+# "impl blocks for Deserializer": the implementing type
+_IMPL_FOR = re.compile(r"\bimpl(?:s|\s+blocks?)?\s+for\s+" + _DOTTED, re.IGNORECASE)
+# "the Command methods": the owner named before its members
+_OWNER_MEMBERS = re.compile(r"\b([A-Z]\w*)\s+(?:methods|members|fields)\b")
+_POSSESSIVE = re.compile(r"\b([A-Za-z_][\w.]*)'s\b")
+
+# Symbol kinds that are types: what "types", and any inheritance or implementation question, answers with.
+TYPE_KINDS = ("class", "struct", "interface", "enum", "trait", "type", "impl")
+# The words that name constructs, in every language: (singular, plural, the symbol kinds they name). A
+# language without the construct has no symbol of that kind, so the word finds nothing there. Earlier rows
+# win: "type alias" is not also "type", "impl block" not also "impl".
+KIND_WORDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("class|clase", "classes|clases", ("class",)),
+    ("method|m[eé]todo|metodo", "methods|m[eé]todos|metodos", ("method",)),
+    ("function|func|fn|funci[oó]n|funcion", "functions|funcs|fns|funciones", ("function",)),
+    ("struct|estructura", "structs|estructuras", ("struct",)),
+    ("interface|interfaz", "interfaces", ("interface",)),
+    ("trait", "traits", ("trait",)),
+    ("enum|enumeration|enumeraci[oó]n", "enums|enumerations|enumeraciones", ("enum",)),
+    ("impl\\s+block|bloque\\s+impl", "impl\\s+blocks|bloques\\s+impl|impls", ("impl",)),
+    ("type\\s+alias|alias\\s+de\\s+tipo", "type\\s+aliases|alias\\s+de\\s+tipos", ("type",)),
+    ("type|tipo", "types|tipos", TYPE_KINDS),
+    ("macro", "macros", ("macro",)),
+    ("constant|constante|const", "constants|constantes|consts", ("const",)),
+    ("namespace", "namespaces", ("module",)),
+)
+_KIND_PATTERNS = tuple(
+    (re.compile(rf"\b(?:({plural})|(?:{singular}))\b", re.IGNORECASE), kinds)
+    for singular, plural, kinds in KIND_WORDS
+)
+# kinds whose plural alone is a question ("all enums", "interfaces in server"); "functions" or "classes"
+# alone are too common in questions about behaviour to mean "every function"
+_LISTABLE = frozenset({"struct", "interface", "trait", "enum", "impl", "type", "macro", "const", "module"})
+# Languages whose interfaces are satisfied by a type's method set, with nothing declared (Go).
+IMPLICIT_INTERFACES = frozenset({"go"})
+
+_KIND_ANY = "|".join(f"{s}|{p}" for s, p, _ in KIND_WORDS)
+_VISIBILITY = re.compile(
+    rf"\b(?:(?P<before>exported|unexported|non-exported|public|pub|private|exportad[oa]s|no\s+exportad[oa]s"
+    rf"|p[uú]blic[oa]s|privad[oa]s)\s+(?:(?:async|static|const)\s+)?(?:{_KIND_ANY})"
+    rf"|(?:{_KIND_ANY})\s+(?:(?:that|which)\s+(?:are|is)\s+|que\s+(?:son|est[aá]n)\s+)?"
+    rf"(?P<after>exported|unexported|public|private|exportad[oa]s|no\s+exportad[oa]s|p[uú]blic[oa]s|privad[oa]s))\b"
+    r"|\b(?P<exports>exports)\s+of\b",
+    re.IGNORECASE,
+)
+_PRIVATE = re.compile(r"unexported|non-exported|private|no\s+exportad|privad", re.IGNORECASE)
+_DERIVE = re.compile(r"\bderive\s*\(([^)]*)\)")
+_CALLBACK = re.compile(r"\b(?:func|fn|Fn|FnMut|FnOnce|function)\s*\(")
 _PROPERTY = re.compile(r"\bpropert(?:y|ies)\b", re.IGNORECASE)
 # decorators named as plain words: "all classmethods of X", "static methods in Y", "cached properties"
 _NAMED_DECORATORS = (
@@ -50,31 +131,78 @@ _NAMED_DECORATORS = (
     (re.compile(r"\bcontext\s*managers?\b", re.IGNORECASE), "contextmanager"),
 )
 _MEMBERS = re.compile(r"\b(?:methods?|métodos?|metodos?|members?|miembros?)\b", re.IGNORECASE)
-_CLASS_NAMED = r"\b(?:class|clase)\s+{0}\b|\b{0}\s+class\b"
-_SCOPE_STOP = frozenset(
-    {"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las", "clase", "class", "this"}
+_CLASS_NAMED = (
+    r"\b(?:class|clase|struct|estructura|interface|interfaz|trait|enum|type)\s+{0}\b"
+    r"|\b{0}\s+(?:class|struct|interface|trait|enum|type)\b"
 )
+_SCOPE_STOP = frozenset(
+    {"the", "a", "an", "all", "code", "module", "package", "la", "el", "los", "las", "clase", "class", "this",
+     "crate", "namespace", "folder", "directory", "paquete", "carpeta", "project", "repo", "repository",
+     "codebase", "file", "files"}
+)  # fmt: skip
+# words a listing may hold besides its kind and scope: "which interfaces are defined in server?"
+_LISTING_WORDS = frozenset(
+    "which what list show me find all every each any the a an are is there that these those defined declared "
+    "declare define in of from inside within under package module crate file folder directory namespace give "
+    "get do does have has here its their our this for para cuales cuáles qué que todas todos todo lista listar muestra "
+    "hay son en de del el la los las paquete módulo modulo definidas definidos declaradas declarados "
+    "exported public pub private unexported non exportadas exportados públicas publicas públicos publicos "
+    "privadas privados no".split()
+)
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 
 
 @attrs.frozen(kw_only=True)
 class StructuralQuery:
-    base: str = ""  # a direct base class name (last dotted component)
+    base: str = ""  # a direct base class, interface or trait name (last dotted component)
     base_qualifier: str = ""  # what came before it (`argparse` in `argparse.Action`)
+    implements: bool = False  # the base is implemented ("implement", "satisfy"), not only extended
     decorator: str = ""  # decorator name; "*.setter" style when a placeholder was used
     is_async: bool = False
-    kinds: tuple[str, ...] = ()
-    scope: tuple[str, ...] = ()  # module or class names the answer should live in
+    returns: str = ""  # a named result type ("return a *flag.FlagSet" -> "FlagSet")
+    visibility: str = ""  # "exported" (exported, public, pub) or "private"
+    kinds: tuple[str, ...] = ()  # symbol kinds the question names (`KIND_WORDS`)
+    listing: bool = (
+        False  # the question only lists constructs: "interfaces in server", "exported functions of P"
+    )
+    scope: tuple[str, ...] = ()  # module, package or class names the answer should live in
     members_of: str = ""  # a class whose own methods are asked for ("methods of the Thread class")
 
     @property
     def has_filter(self) -> bool:
-        return bool(self.base or self.decorator or self.is_async or self.members_of)
+        return bool(
+            self.base or self.decorator or self.is_async or self.members_of or self.returns or self.listing
+        )
+
+    @property
+    def answer_kinds(self) -> tuple[str, ...]:
+        """The symbol kinds an answer may have; () when any. A base asks for types ("classes extending X":
+        classes; "types implementing X": every type kind); members are methods when methods are asked;
+        "functions" that are async, decorated or return something include methods, as in Python's `def`."""
+        named = self.kinds
+        if self.members_of:
+            return ("method",) if "method" in named else ()
+        if self.base:
+            wanted = tuple(k for k in TYPE_KINDS if k in named)
+            return wanted or TYPE_KINDS
+        if self.listing:
+            return named
+        if "function" in named and "method" not in named:
+            return (*named, "method")
+        return named
 
 
 def parse_structural(query: str) -> StructuralQuery:
     text = query[:500]
-    base = qualifier = decorator = ""
-    m = _INHERIT.search(text) or _SUBCLASS_SUFFIX.search(text)
+    base = qualifier = decorator = returns = ""
+    implements = False
+    rest = text  # the text left once the relation is read: its kind words are not the answer's
+    m = _IMPLEMENT.search(text)
+    if m and _names_code(m.group(1)):
+        implements = True
+        rest = text[: m.start()] + " " + text[m.end() :]
+    else:
+        m = _INHERIT.search(text) or _SUBCLASS_SUFFIX.search(text)
     if m:
         dotted = m.group(1).rstrip(".")
         qualifier, _, base = dotted.rpartition(".")
@@ -90,31 +218,81 @@ def parse_structural(query: str) -> StructuralQuery:
         decorator = named
     elif _PROPERTY.search(text):
         decorator = "property"
-    kinds = tuple(kind for pattern, kind in _KINDS if pattern.search(text))
+    r = _RETURNS.search(text)
+    if r and _names_code(r.group(1)):
+        returns = r.group(1).rstrip(".").rsplit(".", 1)[-1]
+        rest = rest.replace(r.group(0), " ")
+    kinds, plural, rest = _kinds(rest)
+    visibility = ""
+    v = _VISIBILITY.search(text)
+    if v:
+        visibility = "private" if _PRIVATE.search(v.group(0)) else "exported"
     scope: list[str] = []
     for s in _OF_SCOPE.finditer(text):
         word = s.group(1)
         if word.lower() not in _SCOPE_STOP and word != (f"{qualifier}.{base}" if qualifier else base):
             scope.extend(p for p in word.split(".") if p)
+    scope.extend(n.group(1) for n in _NAMED_SCOPE.finditer(text) if n.group(1).lower() not in _SCOPE_STOP)
     scope.extend(p.group(1) for p in _POSSESSIVE.finditer(text))
+    scope.extend(o.group(1) for o in _OWNER_MEMBERS.finditer(text))
+    scope.extend(i.group(1) for i in _IMPL_FOR.finditer(text))
     if qualifier:
         scope.extend(qualifier.split("."))
-    scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP))
+    scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP and s != returns))
+    is_async = bool(_ASYNC.search(text))
+    listing = (
+        bool(visibility or set(plural) & _LISTABLE)
+        and not (base or decorator or returns)
+        and _only_listing_words(rest, scope)
+    )
     return StructuralQuery(
         base=base,
         base_qualifier=qualifier,
+        implements=implements and bool(base),
         decorator=decorator,
-        is_async=bool(_ASYNC.search(text)),
+        is_async=is_async,
+        returns=returns,
+        visibility=visibility,
         kinds=kinds,
+        listing=listing,
         scope=tuple(scope),
         members_of="" if base else _members_of(text, scope, decorator),
     )
 
 
+def _names_code(word: str) -> bool:
+    """A relation's target written as code (`Handler`, `io.Reader`, `flag_set`), not prose ("caching")."""
+    return any(c.isupper() for c in word) or "." in word or "_" in word
+
+
+def _kinds(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """The symbol kinds named in `text`, those named in the plural, and the text without the kind words."""
+    kinds: list[str] = []
+    plural: list[str] = []
+    for pattern, names in _KIND_PATTERNS:
+        for m in pattern.finditer(text):
+            kinds.extend(names)
+            if m.group(1):
+                plural.extend(names)
+        text = pattern.sub(" ", text)
+    return tuple(dict.fromkeys(kinds)), tuple(dict.fromkeys(plural)), text
+
+
+def _only_listing_words(rest: str, scope: list[str]) -> bool:
+    """Nothing but kind, scope and filler words: "which interfaces are defined in server?" lists;
+    "interfaces that describe observable values" is a question about behaviour."""
+    scoped = {s.lower() for s in scope}
+    for word in _WORD.findall(rest):
+        low = word.lower()
+        if low not in _LISTING_WORDS and low not in scoped and not _ASYNC.fullmatch(low):
+            return False
+    return True
+
+
 def _members_of(text: str, scope: list[str], decorator: str) -> str:
     """The class whose methods a question asks for: a scope word written like a class (`Thread`,
-    `ZipFile`) or called one ("the deque class"), when the question is about methods or members
-    ("methods of ...", "classmethods of ...", "properties of ...")."""
+    `ZipFile`) or called one ("the deque class", "the Router struct"), when the question is about methods
+    or members ("methods of ...", "classmethods of ...", "properties of ...")."""
     if not (_MEMBERS.search(text) or decorator):
         return ""
     for word in scope:
@@ -158,3 +336,43 @@ def decorator_matches(wanted: str, decorators: tuple[str, ...]) -> bool:
 def base_matches(wanted: str, bases: tuple[str, ...]) -> bool:
     """Direct base by its last dotted component: `Action`, `argparse.Action`, `_base.Action` all match."""
     return any(b.split("[", 1)[0].rsplit(".", 1)[-1] == wanted for b in bases)
+
+
+def derived(decorators: tuple[str, ...]) -> tuple[str, ...]:
+    """The traits a Rust `#[derive(Debug, serde::Serialize)]` implements, by their last path component."""
+    names: list[str] = []
+    for dec in decorators:
+        for m in _DERIVE.finditer(dec):
+            names.extend(n.strip().rsplit("::", 1)[-1] for n in m.group(1).split(",") if n.strip())
+    return tuple(names)
+
+
+def returns_matches(wanted: str, signature: str, name: str) -> bool:
+    """Does the signature's result name the type `wanted` (`FlagSet` in `func (c *Command) Flags()
+    *flag.FlagSet`, `-> Result<Value>`, `): Promise<Foo>`)? The result is what follows the parameter list
+    that follows the name; a word of the parameters is not a result."""
+    at = signature.find(name) if name else -1
+    open_at = signature.find("(", at + len(name) if at >= 0 else 0)
+    if open_at < 0:
+        return False
+    close = _closing(signature, open_at)
+    if close < 0:
+        return False
+    result = signature[close + 1 :]
+    # a callback's parameters are not the result: `func(f *flag.FlagSet) flag.NormalizedName`
+    while (m := _CALLBACK.search(result)) and (end := _closing(result, m.end() - 1)) >= 0:
+        result = result[: m.start()] + result[end + 1 :]
+    return re.search(rf"\b{re.escape(wanted)}\b", result) is not None
+
+
+def _closing(text: str, open_at: int) -> int:
+    """The index of the parenthesis closing the one at `open_at`, or -1."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1

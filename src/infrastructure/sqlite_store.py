@@ -962,6 +962,9 @@ class SqliteIndex(IndexWriter, IndexReader):
         is_async: bool = False,
         parent: str = "",
         path_words: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        exported: bool | None = None,
+        signature: str = "",
         limit: int = 2000,
     ) -> list[tuple[str, Symbol]]:
         where: list[str] = []
@@ -983,8 +986,17 @@ class SqliteIndex(IndexWriter, IndexReader):
             params.append(f"%{decorator.lstrip('*')}%")
         if is_async:
             where.append("s.is_async = 1")
-        if not where:
+        if signature:
+            where.append("s.signature LIKE ?")
+            params.append(f"%{signature}%")
+        if kinds:
+            where.append(f"s.kind IN ({', '.join('?' for _ in kinds)})")
+            params.extend(kinds)
+        if not where:  # visibility alone is most of an index, not a question
             return []
+        if exported is not None:
+            where.append("s.exported = ?")
+            params.append(int(exported))
         rows = self._conn.execute(
             f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id "
             f"WHERE {' AND '.join(where)} ORDER BY f.path, s.start_line LIMIT ?",

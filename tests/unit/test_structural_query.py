@@ -67,7 +67,15 @@ def test_matching_rules() -> None:
 @given(st.text(max_size=600))
 def test_any_text_parses(query: str) -> None:
     parsed = parse_structural(query)
-    assert parsed.has_filter == bool(parsed.base or parsed.decorator or parsed.is_async)
+    assert parsed.has_filter == bool(
+        parsed.base
+        or parsed.decorator
+        or parsed.is_async
+        or parsed.members_of
+        or parsed.returns
+        or parsed.listing
+    )
+    assert not parsed.implements or parsed.base  # an implementation needs its interface or trait
 
 
 def test_builtin_subclasses_come_from_the_interpreter() -> None:
