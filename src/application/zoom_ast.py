@@ -27,8 +27,9 @@ every candidate's ``sym`` is the file's full path, and that ``sym`` resolves to 
 ``pkg.py`` and ``pkg/__init__.py`` present, ``sym://python/mod/pkg`` is therefore ``pkg.py`` (§3.3: ``mod/User``
 "looks for file ``User.py``") and the package is ``sym://python/mod/pkg/__init__``; only when neither is a full
 path match (``a/pkg.py`` and ``b/pkg/__init__.py`` for ``pkg``) are the two ambiguous. Endings that are not
-the language's (``.pyi`` stubs, ``.pyw``, ``.d.ts`` declarations, whose path is not made of identifiers) are
-not matched: a stub beside its module would make both unreachable under one selector.
+the language's (``.pyi`` stubs, ``.pyw``) are not matched: a stub beside its module would make both
+unreachable under one selector. For the same reason a TypeScript declaration file ``types.d.ts`` is
+``types.d`` (the ending is ``.ts``), never ``types`` or its folder's ``index``.
 
 A package (Go) is one candidate made of several files: ``sym://go/mod/server`` is the skeleton of every file
 of ``server/`` (each entry says its ``path``), and ``sym://go/type/server/Router#Serve`` looks for
