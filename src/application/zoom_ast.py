@@ -884,13 +884,14 @@ def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unre
 
 
 def _selector_names(symbols: Sequence[Symbol]) -> dict[tuple[str, int, int], str]:
-    """The name each definition's selector uses: its qualified name, or, when the file defines that name
-    more than once, the trait-qualified name that tells it apart (Rust ``Error.Display.fmt``)."""
+    """The name each definition's selector uses: its qualified name, or, for an impl block and when the file
+    defines that name more than once, the trait-qualified one (Rust ``Error.Display``, ``Error.Display.fmt``)."""
     aliases = _trait_aliases(symbols)
     by_name: dict[str, list[Symbol]] = {}
     for s in symbols:
         by_name.setdefault(s.qualname, []).append(s)
-    names = {}
+    # An impl block's own name (``impl Display for Error``) is no selector; its trait-qualified one is.
+    names = {key: alias for key, alias in aliases.items() if " " in key[0]}
     for found in by_name.values():
         if len(found) > 1:
             for i, alias in _unique_aliases(found, aliases).items():
