@@ -178,7 +178,7 @@ class StructuralQuery:
     def answer_kinds(self) -> tuple[str, ...]:
         """The symbol kinds an answer may have; () when any. A base asks for types ("classes extending X":
         classes; "types implementing X": every type kind); members are methods when methods are asked;
-        "functions" that are async, decorated or return something include methods, as in Python's `def`."""
+        "functions" that are async or return something include methods, as in Python's `def`."""
         named = self.kinds
         if self.members_of:
             return ("method",) if "method" in named else ()
@@ -187,6 +187,8 @@ class StructuralQuery:
             return wanted or TYPE_KINDS
         if self.listing:
             return named
+        if not (self.is_async or self.returns):
+            return ()  # a decorator's own kind: "properties ... in subprocess's exception classes" are methods
         if "function" in named and "method" not in named:
             return (*named, "method")
         return named
