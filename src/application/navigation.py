@@ -47,7 +47,7 @@ import attrs
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol
 from ..domain.contract import Error, ErrorCode, Ref, Response
-from ..domain.selector import Selector, SelectorKind, is_identifier, parse
+from ..domain.selector import Selector, SelectorKind, parse
 from .ports import CodeParser, FileRefused, FileSource, OutsideSegment
 from .zoom_ast import LANGUAGE, SUFFIX, Resolved, SymbolResolver, Unresolved, uri_of
 
@@ -224,13 +224,13 @@ class _Navigation:
     def _target(self, uri: object, kind: str, verb: str) -> _Target | Response:
         if not isinstance(uri, str):
             return Response.failure(kind, ErrorCode.INVALID_ARGUMENT, "uri must be a sym:// selector string")
-        selector = parse(uri, frozenset({LANGUAGE}))
+        selector = parse(uri, self._resolver.languages)
         if isinstance(selector, Selector) and selector.kind is SelectorKind.MOD:
             return Response.failure(
                 kind,
                 ErrorCode.INVALID_ARGUMENT,
                 f"{selector.render()} names a file; {verb} is of one definition: use ast symbols for the "
-                f"file's skeleton, then ast {verb} on a definition (sym://python/type/<path>/<Symbol>)",
+                f"file's skeleton, then ast {verb} on a definition (sym://{selector.language}/type/<path>/<Symbol>)",
                 error_data={"sym": selector.render()},
                 next_actions=[f"ast symbols {selector.render()}"],
             )
@@ -297,6 +297,7 @@ class _FileView:
     lines: tuple[str, ...]
     symbols: tuple[Symbol, ...]
     components: tuple[str, ...] | None  # selector components of the file, None when not expressible
+    language: str = LANGUAGE
 
 
 class RefsUseCase(_Navigation):
@@ -406,7 +407,8 @@ class RefsUseCase(_Navigation):
         components = view.components
         uri = None
         if components is not None:
-            uri = uri_of(components, enclosing.qualname) if enclosing else uri_of(components)
+            qualname = enclosing.qualname if enclosing else ""
+            uri = uri_of(components, qualname, view.language)
         return {
             "path": path,
             "start_line": enclosing.start_line if enclosing else line,
@@ -424,28 +426,36 @@ class RefsUseCase(_Navigation):
         resolved = target.resolved
         if path == resolved.path:
             return _FileView(
-                lines=resolved.lines, symbols=resolved.symbols, components=resolved.file_components
+                lines=resolved.lines,
+                symbols=resolved.symbols,
+                components=resolved.file_components,
+                language=resolved.selector.language,
             )
-        if not path.endswith(SUFFIX):
+        module = self._resolver.module_of(path)
+        if module is None:
             return self._read(path, None)
-        components = tuple(path[: -len(SUFFIX)].split("/"))
-        if not all(is_identifier(c) for c in components):
+        language, components = module
+        try:
+            found = self._resolver.resolve(Selector.module(language, components).render())
+        except ValueError:  # components a selector cannot spell
             return self._read(path, None)
-        found = self._resolver.resolve(Selector.module(LANGUAGE, components).render())
         if isinstance(found, Resolved) and found.path == path:
-            return _FileView(lines=found.lines, symbols=found.symbols, components=components)
-        return self._read(path, components)
+            return _FileView(
+                lines=found.lines, symbols=found.symbols, components=components, language=language
+            )
+        return self._read(path, module)
 
-    def _read(self, path: str, components: tuple[str, ...] | None) -> _FileView | None:
+    def _read(self, path: str, module: tuple[str, tuple[str, ...]] | None) -> _FileView | None:
         try:
             text = self._source.read_admitted(path).decode("utf-8", errors="replace").removeprefix("\ufeff")
         except (OutsideSegment, OSError, FileRefused):  # a preview follows the indexer's rules too
             return None
         lines = tuple(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
         symbols: tuple[Symbol, ...] = ()
-        if path.endswith(SUFFIX):
+        if module is not None or path.endswith(SUFFIX):
             try:
                 symbols = self._parser.parse(path, text).symbols
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 symbols = ()
-        return _FileView(lines=lines, symbols=symbols, components=components)
+        language, components = module if module is not None else (LANGUAGE, None)
+        return _FileView(lines=lines, symbols=symbols, components=components, language=language)

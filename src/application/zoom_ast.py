@@ -458,6 +458,14 @@ class SymbolResolver:
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- public
+    def module_of(self, path: str) -> tuple[str, tuple[str, ...]] | None:
+        """The language and selector path components of a file this resolver reads, None for another file."""
+        for language, row in self._rules.items():
+            stem = row.stem(path)
+            if stem is not None:
+                return language, stem
+        return None
+
     def uri_for_hit(self, path: str, symbol: str, language: str) -> str | None:
         """A search hit's selector, in every language this resolver reads (see the function)."""
         return uri_for_hit(path, symbol, language, self._rules)

@@ -189,14 +189,8 @@ def test_without_the_server_the_answer_is_not_installed_with_the_install_command
 # --- through the engine: selector -> AST -> the server -------------------------------------------------------
 
 ADD_ITEM = "sym://typescript/type/src/cart/Cart#addItem"
-# Strict: these pass once selectors resolve in TypeScript (issue 14 item 3); then drop the mark.
-NEEDS_TS_SELECTORS = pytest.mark.xfail(
-    reason="ast hover/refs resolve python selectors only until navigation takes every language",
-    strict=True,
-)
 
 
-@NEEDS_TS_SELECTORS
 def test_ast_hover_and_refs_on_a_typescript_selector(ts_path: str, ts_repo: Path) -> None:
     engine = trifecta.open(str(ts_repo), lsp_timeout=30)
     try:
@@ -216,7 +210,6 @@ def test_ast_hover_and_refs_on_a_typescript_selector(ts_path: str, ts_repo: Path
         engine.close()
 
 
-@NEEDS_TS_SELECTORS
 def test_ast_hover_without_the_server_keeps_the_ast_data(
     ts_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
