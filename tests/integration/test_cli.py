@@ -146,7 +146,7 @@ def test_ast_zoom_from_search_hit(sample_repo: Path) -> None:
     ("uri", "code"),
     [
         ("sym://python/User", "INVALID_SELECTOR_SYNTAX"),
-        ("sym://rust/mod/x", "LANGUAGE_NOT_SUPPORTED"),
+        ("sym://cobol/mod/x", "LANGUAGE_NOT_SUPPORTED"),
         ("sym://python/type/utils/slugify", "AMBIGUOUS_SYMBOL"),
         ("sym://python/type/shop/inventory/Nope", "SYMBOL_NOT_FOUND"),
         ("sym://python/type/shop/broken/ok", "SYMBOL_NOT_FOUND"),

@@ -289,7 +289,7 @@ def test_refs_are_hits_with_the_enclosing_definition_and_its_selector() -> None:
     assert raw["next_actions"] == ["ast snippet sym://python/type/shop/checkout/Checkout#__init__"]
 
 
-def test_refs_in_the_definitions_file_come_first_and_odd_paths_still_get_symbols() -> None:
+def test_refs_in_the_definitions_file_come_first_and_dashed_paths_get_symbols_and_uris() -> None:
     locations = [
         Location(path="my-dir/odd.py", line=5, character=11),
         Location(path="shop/inventory.py", line=line_of(INVENTORY, "self.items"), character=8),
@@ -299,7 +299,7 @@ def test_refs_in_the_definitions_file_come_first_and_odd_paths_still_get_symbols
     data = refs.execute(RefsRequest(uri="sym://python/type/shop/inventory/Inventory")).data
     assert [(h["path"], h["symbol"], h["uri"]) for h in data["hits"]] == [
         ("shop/inventory.py", "Inventory.__init__", "sym://python/type/shop/inventory/Inventory#__init__"),
-        ("my-dir/odd.py", "use", None),
+        ("my-dir/odd.py", "use", "sym://python/type/my-dir/odd/use"),  # `-` is a selector path character
     ]
     assert data["excluded"]["unreadable"] == 1
 
