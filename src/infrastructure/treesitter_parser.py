@@ -34,7 +34,7 @@ import attrs
 import tree_sitter as ts
 
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
-from .python_parser import MODULE_WINDOW, chunk_id
+from .python_parser import MODULE_WINDOW, _lines_outside, chunk_id
 
 PARSE_SECONDS = 2.0  # per file: a grammar that runs away on odd input never stalls the index
 MINIFIED_LINE = 5_000  # a line this long, or an average line a tenth of it, marks generated or minified code
@@ -570,18 +570,6 @@ def _chunk(
         doc=doc,
         body=body,
     )
-
-
-def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int, int, int]]) -> str:
-    """Lines start..end minus each hole, keeping the hole's definition line as a summary."""
-    keep = []
-    line = start
-    for h_start, h_end, h_def in sorted(holes):
-        keep.extend(lines[line - 1 : h_start - 1])
-        keep.append(lines[h_def - 1] if h_def - 1 < len(lines) else "")
-        line = max(line, h_end + 1)
-    keep.extend(lines[line - 1 : end])
-    return "\n".join(keep)
 
 
 def _module_chunks(
