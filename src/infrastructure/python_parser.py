@@ -227,7 +227,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
         for kid in reversed(kids):
             stack.append((kid, qualname, kind_for_kids, depth + 1, inside))
 
-    chunks.extend(_module_chunks(path, stem, lines, top_level_ranges, ast.get_docstring(tree) or "", new_id))
+    chunks.extend(module_chunks(path, stem, lines, top_level_ranges, ast.get_docstring(tree) or "", new_id))
     symbols.sort(key=lambda s: (s.start_line, s.depth))
     chunks.sort(key=lambda c: c.start_line)
     return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks))
@@ -246,14 +246,20 @@ def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int
     return "\n".join(keep)
 
 
-def _module_chunks(
+def module_chunks(
     path: str,
     stem: str,
     lines: list[str],
     ranges: list[tuple[int, int]],
     module_doc: str,
     new_id: Callable[[str, str], str],
+    *,
+    language: str = "python",
+    comments: Callable[[str], str] | None = None,
 ) -> list[Chunk]:
+    """Windows of up to MODULE_WINDOW non-blank lines outside `ranges` (the definitions with chunks of their
+    own); their doc is the module's doc (first window) and the comment text `comments` reads in them."""
+    comments = comments or _comments
     covered = bytearray(len(lines) + 2)
     for s, e in ranges:
         covered[s : e + 1] = b"\x01" * (e - s + 1)
@@ -269,11 +275,11 @@ def _module_chunks(
                 start_line=window[0],
                 end_line=window[-1],
                 kind=ChunkKind.MODULE,
-                language="python",
+                language=language,
                 symbol="",
                 name=stem,
                 signature=path,
-                doc="\n".join(filter(None, [module_doc if i == 0 else "", _comments(body)])),
+                doc="\n".join(filter(None, [module_doc if i == 0 else "", comments(body)])),
                 body=body,
             )
         )

@@ -27,14 +27,14 @@ import re
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from importlib import resources
 
 import attrs
 import tree_sitter as ts
 
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
-from .python_parser import MODULE_WINDOW, _lines_outside, chunk_id
+from .python_parser import _lines_outside, chunk_id, module_chunks
 
 PARSE_SECONDS = 2.0  # per file: a grammar that runs away on odd input never stalls the index
 MINIFIED_LINE = 5_000  # a line this long, or an average line a tenth of it, marks generated or minified code
@@ -51,7 +51,7 @@ class LanguageSpec:
     name: str  # the language's name in chunks and selectors ("typescript")
     extensions: tuple[str, ...]
     grammar: str
-    query: str
+    query: tuple[str, ...]  # query files, read in order (earlier patterns win)
     comments: frozenset[str]
     attributes: frozenset[str]
     wrappers: frozenset[str]
@@ -68,7 +68,7 @@ def language_specs() -> tuple[LanguageSpec, ...]:
             name=row.get("name", key),
             extensions=tuple(row["extensions"]),
             grammar=row["grammar"],
-            query=row["query"],
+            query=(row["query"],) if isinstance(row["query"], str) else tuple(row["query"]),
             comments=frozenset(row.get("comments", ())),
             attributes=frozenset(row.get("attributes", ())),
             wrappers=frozenset(row.get("wrappers", ())),
@@ -101,7 +101,8 @@ def _compiled(key: str) -> tuple[ts.Parser, ts.Query]:
     spec = next(s for s in language_specs() if s.key == key)
     module, function = spec.grammar.split(":")
     language = ts.Language(getattr(importlib.import_module(module), function)())
-    source = resources.files("trifecta.data").joinpath("languages").joinpath(spec.query).read_text("utf-8")
+    folder = resources.files("trifecta.data").joinpath("languages")
+    source = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.query)
     with warnings.catch_warnings():  # tree-sitter 0.25's progress_callback crashes; its time limit works
         warnings.simplefilter("ignore", DeprecationWarning)
         parser = ts.Parser(language, timeout_micros=int(PARSE_SECONDS * 1_000_000))
@@ -505,7 +506,12 @@ def _extract(path: str, lines: list[str], data: bytes, defs: list[_Def], spec: L
     for d in roots:
         if add_chunks(d):
             covered.append((d.start_line, d.end_line))
-    chunks.extend(_module_chunks(path, spec, stem, lines, covered, new_id))
+    chunks.extend(
+        module_chunks(
+            path, stem, lines, covered, "", new_id,
+            language=spec.name, comments=functools.partial(_comment_lines, prefixes=spec.line_comment),
+        )
+    )  # fmt: skip
     symbols.sort(key=lambda s: (s.start_line, s.depth))
     chunks.sort(key=lambda c: c.start_line)
     return ParsedFile(language=spec.name, symbols=tuple(symbols), chunks=tuple(chunks))
@@ -570,37 +576,3 @@ def _chunk(
         doc=doc,
         body=body,
     )
-
-
-def _module_chunks(
-    path: str,
-    spec: LanguageSpec,
-    stem: str,
-    lines: list[str],
-    ranges: list[tuple[int, int]],
-    new_id: Callable[[str, str], str],
-) -> list[Chunk]:
-    covered = bytearray(len(lines) + 2)
-    for s, e in ranges:
-        covered[s : e + 1] = b"\x01" * (e - s + 1)
-    free = [n for n in range(1, len(lines) + 1) if not covered[n] and lines[n - 1].strip()]
-    out: list[Chunk] = []
-    for i in range(0, len(free), MODULE_WINDOW):
-        window = free[i : i + MODULE_WINDOW]
-        body = "\n".join([lines[n - 1] for n in window])
-        out.append(
-            Chunk(
-                id=new_id("module", ""),
-                path=path,
-                start_line=window[0],
-                end_line=window[-1],
-                kind=ChunkKind.MODULE,
-                language=spec.name,
-                symbol="",
-                name=stem,
-                signature=path,
-                doc=_comment_lines(body, spec.line_comment),
-                body=body,
-            )
-        )
-    return out

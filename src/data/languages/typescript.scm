@@ -19,63 +19,6 @@
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
 (interface_body (property_signature name: (_) @name) @definition.field)
 
-; module-level `const f = () => ...`, `const Foo = class {...}`, `const x = ...`
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-(variable_declarator name: (identifier) @name value: (class)) @definition.class
-(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const))
-(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.const))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @definition.const)))
-(program (export_statement (variable_declaration (variable_declarator name: (identifier) @name) @definition.const)))
-
-; CommonJS and prototype assignments
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @owner
-        property: (property_identifier) @_prototype (#eq? @_prototype "prototype"))
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.method
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @_module (#eq? @_module "module")
-        property: (property_identifier) @_exports (#eq? @_exports "exports"))
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function) (class)])) @definition.function
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_exports (#eq? @_exports "exports")
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function) (class)])) @definition.function
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_exports (#eq? @_exports "exports")
-      property: (property_identifier) @name))) @definition.const
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @owner (#not-any-of? @owner "exports" "module" "this" "window" "self" "global")
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_module (#eq? @_module "module")
-      property: (property_identifier) @_exports (#eq? @_exports "exports"))
-    right: [
-      (function_expression name: (identifier) @name)
-      (class name: (_) @name)
-    ])) @definition.function
-(expression_statement
-  (assignment_expression
-    left: (member_expression object: (this) @owner property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
 ; bases: what a class extends or implements, what an interface extends
 (class_declaration (class_heritage (extends_clause value: (_) @base))) @bases.of
