@@ -174,7 +174,24 @@ class _Session:
 
     @property
     def alive(self) -> bool:
-        return self.process.returncode is None and not self.client.stopped
+        # returncode is set by the event loop some time after the process died: a server killed just before
+        # a request would be reused and the request fail, so the process itself is asked too
+        return self.process.returncode is None and not self.client.stopped and _running(self.process.pid)
+
+
+def _running(pid: int) -> bool:
+    """False once the process is gone or a zombie (dead, not yet reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b") ", 1)[-1][:1] != b"Z"
+    except OSError:  # no /proc (macOS): kill(0) said it exists
+        return True
 
 
 class StdioLanguageServer(LanguageServer):
