@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from ..domain import query_classifier, query_linter
-from ..domain.code import Chunk, ChunkKind, Hit
+from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.contract import ErrorCode, Response
 from ..domain.lexicon import Lexicon
 from ..domain.ranking import (
@@ -49,6 +49,7 @@ MAX_QUERY_CHARS = 1000
 PLACE_BOOST = 1.3  # a lexical hit in a file or folder the question names
 NAMED_SYMBOL_BOOST = 3.0  # a definition the question names in full, as code (`ObservableMap.set`)
 NAMED_NAME_BOOST = 1.6  # one whose own name the question writes as code (`AxiosHeaders`, `parse_args`)
+NAMED_DEFINITIONS_MAX = 3  # a name with more definitions than this does not say which one is meant
 SEGMENT_STRONG_ANCHORS = 5000  # file and folder names taken as linter anchors
 SEGMENT_WEAK_ANCHORS = 500  # symbol names
 PREVIEW_LINES = 6
@@ -268,6 +269,8 @@ class SearchSegment:
         hits = _fuse(results, weights, focus, pool)
         if structural_query.has_filter and results.get("structural"):
             hits = _set_first(hits, results["structural"])
+        elif regex is None and code_pattern is None:
+            hits = _set_first(hits, self._named_definitions(query, focus, plan))
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
         hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
 
@@ -399,6 +402,50 @@ class SearchSegment:
         if out:
             plan["files_named"] = [h.chunk.path for h in out]
         return out
+
+    def _named_definitions(self, query: str, focus: Focus, plan: dict[str, Any]) -> list[Hit]:
+        """The definitions a question names as code (`ObservableMap.set`, `json.dumps`, `parse_args`), resolved
+        against the symbol table, to be listed first: exact qualified name, then a qualified suffix whose
+        dropped parts name the file or folder (`json.dumps` -> `dumps` in json/), then the bare name. A name
+        with more than NAMED_DEFINITIONS_MAX definitions names none of them. Test, `.d.ts`, generated and
+        vendored files only when the question asks for them or nothing else defines the name."""
+        found: list[tuple[str, Symbol]] = []
+        for ident in sorted(named_identifiers(query), key=query.find):
+            for path, symbol in self._definitions_named(ident):
+                if (path, symbol) not in found:
+                    found.append((path, symbol))
+        wants_secondary = asks_for_secondary_files(query)
+        preferred = [
+            (p, s)
+            for p, s in found
+            if focus_multiplier(p, focus) == 1.0 and is_secondary_file(p) == wants_secondary
+        ]
+        out = []
+        for path, symbol in preferred or found:
+            chunk = self._reader.containing_chunk(path, symbol.start_line)
+            if chunk is None or chunk.symbol != symbol.qualname:
+                chunk = next(
+                    (c for c in self._reader.iter_chunks([path]) if c.symbol == symbol.qualname), None
+                )
+            if chunk is not None:
+                out.append(Hit(chunk=chunk, score=100.0, match_type="symbol"))
+        if out:
+            plan["symbols_named"] = [f"{h.chunk.path}:{h.chunk.symbol}" for h in out]
+        return out
+
+    def _definitions_named(self, ident: str) -> list[tuple[str, Symbol]]:
+        parts = ident.split(".")
+        for i in range(len(parts)):
+            qualname, dropped = ".".join(parts[i:]), {fold(w) for w in parts[:i]}
+            if i == len(parts) - 1:  # the bare name
+                rows = self._reader.find_symbols(name=qualname)
+            else:
+                rows = self._reader.find_symbols(qualname=qualname)
+            if dropped:  # `json.dumps`: the dropped parts name where it lives
+                rows = [(p, s) for p, s in rows if dropped <= _path_words(p)]
+            if rows:
+                return rows if len(rows) <= NAMED_DEFINITIONS_MAX else []
+        return []
 
     # ------------------------------------------------------------------ compound questions
     def _subqueries(

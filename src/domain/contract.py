@@ -43,7 +43,9 @@ class ErrorCode(enum.StrEnum):
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # reading follows the indexer's rules: a file it would not index is refused, and the code says why
     SECRET_FILE = "SECRET_FILE"  # a secret by name (`.env`, `id_rsa`, `*.pem`) or by content (a key, a token)
-    IGNORED_FILE = "IGNORED_FILE"  # .gitignore / .trifectaignore / [index] exclude / a default-excluded folder
+    IGNORED_FILE = (
+        "IGNORED_FILE"  # .gitignore / .trifectaignore / [index] exclude / a default-excluded folder
+    )
     SPECIAL_FILE = "SPECIAL_FILE"  # not a regular file: FIFO, socket, device
     FILE_TOO_LARGE = "FILE_TOO_LARGE"  # over [index] max_file_bytes
     BINARY_FILE = "BINARY_FILE"

@@ -197,7 +197,9 @@ def looks_like_secret(value: str, *, quoted: bool, env_style: bool = False) -> b
         if _IDENTIFIER.fullmatch(value) and (
             "." in value or "_" in value or len(_CAMEL_WORD.findall(value)) >= 2 or _reads_as_words(value)
         ):
-            return False  # `self.token`, `next_token`, `Ed25519PrivateKey` (an annotation), `defaultToConfig2`
+            return (
+                False  # `self.token`, `next_token`, `Ed25519PrivateKey` (an annotation), `defaultToConfig2`
+            )
     classes = sum(
         (
             any(c.islower() for c in value),

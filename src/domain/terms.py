@@ -263,16 +263,22 @@ def query_terms(query: str, *, keep_stop_words: bool = False) -> list[str]:
     return out
 
 
-_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|#)[A-Za-z_]\w*)+")
+_PATH_SEPARATOR = re.compile(r"::|#")
 _NAMED = re.compile(r"\b(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]{2,}[a-z]\w*)\b")
 
 
 def named_identifiers(query: str) -> frozenset[str]:
     """The words of a question that can only be code names, as written: dotted names (`ObservableMap.set`,
-    `http.client`), snake_case, camelCase and PascalCase with two capitals (`AxiosHeaders`). A plain word
-    (`Which`, `set`, `JSON`) is not one: prose uses those too."""
-    found = {m.group(0) for m in _DOTTED.finditer(query) if min(map(len, m.group(0).split("."))) > 1}
-    dotted = " ".join(found)
+    `http.client`, Rust's and C++'s `Type::method` and Ruby's `Class#method` written with dots), snake_case,
+    camelCase and PascalCase with two capitals (`AxiosHeaders`). A plain word (`Which`, `set`, `JSON`) is
+    not one: prose uses those too."""
+    dotted = " ".join(m.group(0) for m in _DOTTED.finditer(query))
+    found = {
+        name
+        for m in _DOTTED.finditer(query)
+        if min(map(len, (name := _PATH_SEPARATOR.sub(".", m.group(0))).split("."))) > 1
+    }
     found |= {
         m.group(0)
         for m in _NAMED.finditer(query)

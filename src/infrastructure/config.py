@@ -328,7 +328,9 @@ def _needs_trust(key: str, value: Any, root: Path) -> bool:
     if key == "db_path":
         return not _lexically_inside(value, root / CONFIG_DIR, root)
     if key == "embed_model_path":
-        return not _lexically_inside(value, root, root) or not (root / str(value)).resolve().is_relative_to(root)
+        return not _lexically_inside(value, root, root) or not (root / str(value)).resolve().is_relative_to(
+            root
+        )
     if key == "max_file_bytes":
         try:
             return int(str(value)) > SEGMENT_MAX_FILE_BYTES

@@ -64,3 +64,36 @@ def test_declaration_files_rank_below_the_source_unless_asked_for(polyglot: Path
     assert found[0]["path"] == "ts/src/core/notify.ts"
     asked = hits(polyglot, "the type declarations of notifyAllListeners")
     assert asked[0]["path"] == "ts/types/emitter.d.ts"
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "symbol"),
+    [
+        # the prose matches `read_all` (empty input, bytes, len) better than the method it names
+        (
+            "Deserializer::peek: what happens with empty input bytes when read_all reads everything?",
+            "rust/src/de/mod.rs",
+            "Deserializer.peek",
+        ),
+        (
+            "how does Deserializer.new store the input bytes it reads?",
+            "rust/src/de/mod.rs",
+            "Deserializer.new",
+        ),
+    ],
+)
+def test_a_definition_named_as_code_comes_first(polyglot: Path, query: str, path: str, symbol: str) -> None:
+    response = trifecta.open(polyglot).search(query, limit=10).to_dict()
+    top = response["data"]["hits"][0]
+    assert (top["path"], top["symbol"]) == (path, symbol)
+    assert f"{path}:{symbol}" in response["data"]["plan"]["symbols_named"]
+
+
+def test_a_name_with_many_definitions_names_none_of_them(polyglot: Path) -> None:
+    for n in range(4):
+        (polyglot / "ts" / "src" / "core" / f"part{n}.ts").write_text(
+            f"export function handle_event(x: number): number {{\n    return x + {n}\n}}\n"
+        )
+    response = trifecta.open(polyglot).search("where is handle_event used", limit=10).to_dict()
+    assert "symbols_named" not in response["data"]["plan"]
+    assert response["data"]["hits"]

@@ -57,5 +57,7 @@ def test_warnings_appear_only_when_present_and_round_trip() -> None:
     warned = plain.with_warnings([note])
     raw = json.loads(json.dumps(warned.to_dict()))
     assert raw["status"] == "ok"
-    assert raw["warnings"] == [{"code": "INDEX_READ_ONLY", "message": "searched read-only", "data": {"path": "x.db"}}]
+    assert raw["warnings"] == [
+        {"code": "INDEX_READ_ONLY", "message": "searched read-only", "data": {"path": "x.db"}}
+    ]
     assert Response.from_dict(raw) == warned

@@ -310,6 +310,9 @@ class FakeReader:
     def structural_candidates(self, **_: Any) -> list[Any]:
         return []
 
+    def find_symbols(self, **_: Any) -> list[Any]:
+        return []  # no symbol table: nothing the question names is pinned first
+
 
 @pytest.mark.parametrize(
     ("query", "requested", "auto", "mode", "zero", "expected"),

@@ -194,7 +194,9 @@ def test_near_misses_never_raise(text: str) -> None:
 
 
 def test_an_example_value_in_documentation_does_not_keep_the_page_out_but_a_key_does() -> None:
-    example = "Set the key in your config::\n\n    SECRET_KEY = '" + "192b9bdd22ab9ed4" + "d12e236c78afcb9a'\n"
+    example = (
+        "Set the key in your config::\n\n    SECRET_KEY = '" + "192b9bdd22ab9ed4" + "d12e236c78afcb9a'\n"
+    )
     assert secret_kind(example) == "secret_assignment"  # in code or a config file: a credential
     assert secret_kind(example, path="docs/config.rst") is None  # in docs: an example
     assert secret_kind(example, path="README.md") is None
@@ -205,6 +207,8 @@ def test_an_example_value_in_documentation_does_not_keep_the_page_out_but_a_key_
 
 def test_a_camel_case_name_as_a_value_in_code_is_a_reference() -> None:
     # axios's mergeConfig.js: an object literal mapping option names to merge functions
-    assert secret_kind("const mergeMap = {\n    withXSRFToken: defaultToConfig2,\n};\n", path="lib/x.js") is None
+    assert (
+        secret_kind("const mergeMap = {\n    withXSRFToken: defaultToConfig2,\n};\n", path="lib/x.js") is None
+    )
     token = "aB3dE5fG7hJ9kL1mN3pQ"  # a random value unquoted in an env-style file is still found
     assert secret_kind(f"API_TOKEN={token}\n", path=".env.local") == "secret_assignment"
