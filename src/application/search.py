@@ -268,7 +268,11 @@ class SearchSegment:
         plan["engines"] = timings
         hits = _fuse(results, weights, focus, pool)
         if structural_query.has_filter and results.get("structural"):
-            hits = _set_first(hits, results["structural"])
+            members = results["structural"]
+            if not (structural_query.listing or structural_query.members_of):  # an outline keeps file order
+                others = {k: v for k, v in results.items() if k != "structural"}
+                members = _by_relevance(members, _fuse(others, weights, focus, pool) if others else [])
+            hits = _set_first(hits, members)
         elif regex is None and code_pattern is None:
             hits = _set_first(hits, self._named_definitions(query, focus, plan))
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
@@ -722,6 +726,21 @@ def _unique(hits: list[Hit]) -> list[Hit]:
 
 def _key(hit: Hit) -> tuple[str, str, int]:
     return hit.chunk.path, hit.chunk.symbol, hit.chunk.start_line
+
+
+def _by_relevance(members: list[Hit], fused: list[Hit]) -> list[Hit]:
+    """A structural set ordered by where the question points (its scope tier), then by the fused ranking of
+    other engines (the words of the question), then in the structural engine's order: never by path alone."""
+    position = {_key(h): i for i, h in enumerate(fused)}
+    order = {_key(h): i for i, h in enumerate(members)}
+    return sorted(
+        members,
+        key=lambda h: (
+            -StructuralEngine.scope_tier(h),
+            position.get(_key(h), len(fused)),
+            order[_key(h)],
+        ),
+    )
 
 
 def _set_first(fused: list[Hit], members: list[Hit]) -> list[Hit]:

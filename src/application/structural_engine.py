@@ -13,6 +13,7 @@ table, in every language with symbols.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
@@ -68,6 +69,11 @@ class StructuralEngine:
             self._hit(path, sym, rank, in_scope((path, sym)))
             for rank, (path, sym) in enumerate(found[:limit])
         ]
+
+    @staticmethod
+    def scope_tier(hit: Hit) -> int:
+        """How well a hit of `search` sits in the question's scope (its score is 1/(1 + rank) + tier)."""
+        return math.ceil(hit.score) - 1
 
     def _hit(self, path: str, sym: Symbol, rank: int, in_scope: int) -> Hit:
         container = self._reader.containing_chunk(path, sym.def_line)

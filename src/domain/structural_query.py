@@ -31,10 +31,13 @@ import re
 
 import attrs
 
+from .code import SymbolKind
+
 _DOTTED = r"([A-Za-z_][\w]*(?:\.[A-Za-z_<>][\w<>]*)*)"
 _OWNER = r"(?:[A-Za-z_]\w*'s\s+)?"  # "Node's stream.Transform": the owner is not the base
 _INHERIT = re.compile(
-    r"\b(?:sub-?class(?:es)?|subclassing|deriv\w*|inherit\w*|extend\w*|hered\w*|extiend\w*|derivan?|embed\w*)"
+    r"\b(?:sub-?class(?:es)?|subclassing|deriv[^\W\d_]*|inherit[^\W\d_]*|extend[^\W\d_]*|hered[^\W\d_]*"
+    r"|extiend[^\W\d_]*|derivan?|embed[^\W\d_]*)"  # letters only: `extend_` is a name, not the verb
     r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase))*\s+" + _OWNER + _DOTTED,
     re.IGNORECASE,
 )
@@ -58,6 +61,14 @@ _ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IG
 _RETURNS = re.compile(
     r"\b(?:return(?:s|ing)?|devuelven?|retornan?)\s+(?:(?:an?|the|un|una|el|la)\s+)?[*&]*(?:mut\s+)?"
     + _DOTTED,
+    re.IGNORECASE,
+)
+# "factory functions that create the Annotation objects", "methods that build a Request": a factory's result
+_CREATES = re.compile(
+    r"\b(?:creat(?:e|es|ing)|build(?:s|ing)?|construct(?:s|ing)?|make(?:s)?|produc(?:e|es|ing)|crean?"
+    r"|construyen?|generan?)\s+(?:(?:an?|the|new|un|una|el|la|los|las|nuev[oa]s?)\s+)*"
+    + _DOTTED
+    + r"(?:\s+(?:objects?|instances?|values?|objetos?|instancias?|valores?))?\b",
     re.IGNORECASE,
 )
 _OF_SCOPE = re.compile(
@@ -225,6 +236,10 @@ def parse_structural(query: str) -> StructuralQuery:
         returns = r.group(1).rstrip(".").rsplit(".", 1)[-1]
         rest = rest.replace(r.group(0), " ")
     kinds, plural, rest = _kinds(rest)
+    c = None if returns else _CREATES.search(text)
+    if c and _names_code(c.group(1)) and any(SymbolKind(k).is_callable for k in kinds):
+        returns = c.group(1).rstrip(".").rsplit(".", 1)[-1]
+        rest = rest.replace(c.group(0), " ")
     visibility = ""
     v = _VISIBILITY.search(text)
     if v:

@@ -97,3 +97,18 @@ def test_a_name_with_many_definitions_names_none_of_them(polyglot: Path) -> None
     response = trifecta.open(polyglot).search("where is handle_event used", limit=10).to_dict()
     assert "symbols_named" not in response["data"]["plan"]
     assert response["data"]["hits"]
+
+
+def test_a_structural_set_is_ordered_by_the_question_words_not_by_path(polyglot: Path) -> None:
+    for name, body in [
+        ("a_plain", "keeps a value"),
+        ("b_plain", "keeps a count"),
+        ("z_json", "parses json text"),
+    ]:
+        (polyglot / "ts" / "src" / "core" / f"{name}.ts").write_text(
+            f"/** {body} */\nexport class {name.title().replace('_', '')} extends BaseReader {{\n"
+            f"    read(): string {{\n        return '{body}'\n    }}\n}}\n"
+        )
+    found = hits(polyglot, "classes that extend BaseReader and parse json text")
+    assert [h["symbol"] for h in found[:3]][0] == "ZJson"
+    assert {h["symbol"] for h in found[:3]} == {"APlain", "BPlain", "ZJson"}

@@ -86,3 +86,25 @@ def test_builtin_subclasses_come_from_the_interpreter() -> None:
     assert "Exception" not in errors and "KeyboardInterrupt" not in errors  # not below Exception
     assert builtin_subclasses("ValueError") >= {"UnicodeError", "UnicodeDecodeError"}
     assert builtin_subclasses("Action") == frozenset() == builtin_subclasses("len")
+
+
+def test_a_name_ending_in_an_underscore_is_not_the_verb_extend() -> None:
+    sq = parse_structural("functions that set make_ and extend_ handlers")
+    assert sq.base == ""
+
+
+@pytest.mark.parametrize(
+    ("query", "returns"),
+    [
+        ("Factory functions that create the Annotation objects", "Annotation"),
+        ("methods that build a new Request", "Request"),
+        ("funciones que crean un Thread", "Thread"),
+    ],
+)
+def test_a_callable_that_creates_a_named_type_returns_it(query: str, returns: str) -> None:
+    assert parse_structural(query).returns == returns
+
+
+def test_creating_prose_or_without_a_callable_kind_is_no_result_type() -> None:
+    assert parse_structural("methods that build the database tables").returns == ""
+    assert parse_structural("how do we create the Request").returns == ""
