@@ -12,3 +12,9 @@ def test_named_identifiers_are_the_words_only_code_would_write() -> None:
         "URLSearchParams",
     }
     assert named_identifiers("Which types implement the Formatter trait in JSON?") == frozenset()
+
+
+def test_pronouns_and_fillers_are_not_searched() -> None:
+    from trifecta.domain.terms import query_terms
+
+    assert query_terms("how do they pass their values along to itself") == ["pass", "values"]
