@@ -447,6 +447,8 @@ class SearchSegment:
                 rows = self._reader.find_symbols(qualname=qualname)
             if dropped:  # `json.dumps`: the dropped parts name where it lives
                 rows = [(p, s) for p, s in rows if dropped <= _path_words(p)]
+            # an overload set (`@overload`, TypeScript signatures) is one definition: its implementation, last
+            rows = list({(p, s.qualname): (p, s) for p, s in rows}.values())
             if rows:
                 return rows if len(rows) <= NAMED_DEFINITIONS_MAX else []
         return []

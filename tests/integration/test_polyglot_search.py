@@ -112,3 +112,16 @@ def test_a_structural_set_is_ordered_by_the_question_words_not_by_path(polyglot:
     found = hits(polyglot, "classes that extend BaseReader and parse json text")
     assert [h["symbol"] for h in found[:3]][0] == "ZJson"
     assert {h["symbol"] for h in found[:3]} == {"APlain", "BPlain", "ZJson"}
+
+
+def test_an_overload_set_named_as_code_is_its_implementation(polyglot: Path) -> None:
+    (polyglot / "ts" / "src" / "core" / "values.ts").write_text(
+        "export function parseValue(x: string): number\n"
+        "export function parseValue(x: number): number\n"
+        "export function parseValue(x: string | number): number {\n"
+        "    return typeof x === 'string' ? Number(x) : x\n}\n"
+    )
+    response = trifecta.open(polyglot).search("how does parseValue treat a string", limit=5).to_dict()
+    assert response["data"]["plan"]["symbols_named"] == ["ts/src/core/values.ts:parseValue"]
+    top = response["data"]["hits"][0]
+    assert (top["symbol"], top["start_line"], top["end_line"]) == ("parseValue", 3, 5)
