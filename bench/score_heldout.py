@@ -93,7 +93,9 @@ def verify(questions: list[dict[str, Any]], corpora: Path, verify_mod: ModuleTyp
             cands = [d for d in defs if d[0] == g["symbol"]]
             if not any((g["start_line"], g["end_line"]) in d[4] for d in cands):
                 found = sorted({sp for d in cands for sp in d[4]})
-                errors.append(f"{where}: {g['path']} {g['symbol']} {g['start_line']}-{g['end_line']}: found {found}")
+                errors.append(
+                    f"{where}: {g['path']} {g['symbol']} {g['start_line']}-{g['end_line']}: found {found}"
+                )
                 continue
             texts.append("\n".join(lines[g["start_line"] - 1 : g["end_line"]]))
         if q["class"] == "pattern":
@@ -102,13 +104,16 @@ def verify(questions: list[dict[str, Any]], corpora: Path, verify_mod: ModuleTyp
                     errors.append(f"{where}: literal {lit!r} not in the gold lines")
     for e in errors:
         print(e)
-    print(f"{len(questions)} questions, {sum(len(q['gold']) for q in questions)} gold entries, {len(errors)} errors")
+    print(
+        f"{len(questions)} questions, {sum(len(q['gold']) for q in questions)} gold entries, {len(errors)} errors"
+    )
     return len(errors)
 
 
 def rank_of(hits: list[dict[str, Any]], q: dict[str, Any], score_mod: ModuleType, k: int) -> int | None:
     return next(
-        (i + 1 for i, h in enumerate(hits[:k]) if any(score_mod.match(h, g, "symbol") for g in q["gold"])), None
+        (i + 1 for i, h in enumerate(hits[:k]) if any(score_mod.match(h, g, "symbol") for g in q["gold"])),
+        None,
     )
 
 
@@ -117,7 +122,9 @@ def short(hit: dict[str, Any]) -> str:
     return f"{hit.get('path')}::{sym}"
 
 
-def score_tree(corpora: Path, corpus: str, qs: list[dict[str, Any]], score_mod: ModuleType, k: int) -> dict[str, Any]:
+def score_tree(
+    corpora: Path, corpus: str, qs: list[dict[str, Any]], score_mod: ModuleType, k: int
+) -> dict[str, Any]:
     seg = corpora / corpus
     print(f"scoring {corpus} ({len(qs)} questions)", file=sys.stderr)
     base_runs, _, _ = score_mod.run_baseline(seg, qs, k)
@@ -180,7 +187,9 @@ def report(results: dict[str, dict[str, Any]]) -> str:
     for row in every:
         if rr(row["trifecta_rank"]) < rr(row["bm25_rank"]):
             t, b = row["trifecta_rank"] or "-", row["bm25_rank"] or "-"
-            out.append(f"- **{row['id']}** ({row['class']}, {row['lang']}) Trifecta {t}, BM25 {b}: {row['query']}")
+            out.append(
+                f"- **{row['id']}** ({row['class']}, {row['lang']}) Trifecta {t}, BM25 {b}: {row['query']}"
+            )
             out.append(f"  - gold: {', '.join(row['gold'])}")
             out.append(f"  - Trifecta top 3: {', '.join(row['trifecta_top3'])}")
             out.append(f"  - BM25 top 3: {', '.join(row['bm25_top3'])}")
