@@ -275,8 +275,11 @@ class SearchSegment:
             hits = _set_first(hits, members)
         elif regex is None and code_pattern is None:
             hits = _set_first(hits, self._named_definitions(query, focus, plan))
+        if route in ("semantic", "hybrid") and not structural_query.has_filter:
+            hits = _members_before_their_type(hits, named_identifiers(query))
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
         hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
+        hits = _at_matching_lines(hits, query)
 
         stats = self._reader.stats()
         fresh = Freshness(
@@ -690,6 +693,7 @@ def _with_semantic(route: str, weights: dict[str, float]) -> dict[str, float]:
 
 
 _WORDY_MATCHES = frozenset({"lexical", "semantic", "rewrite"})
+_WORD_RE = re.compile(r"[^\W\d]\w*")
 _PATH_LIKE = re.compile(r"(?:\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8}|(?:\./)?(?:[\w.-]+/)+[\w.-]+")
 
 
@@ -713,6 +717,70 @@ def _definitions_before_their_module(hits: list[Hit]) -> list[Hit]:
         out.append(hit)
         out.extend(waiting.pop(path, []))
     return out
+
+
+_WINDOW_KINDS = frozenset(
+    {ChunkKind.TEXT, ChunkKind.DECLARATION}
+)  # bodies whose lines are the file's, in order
+
+
+def _at_matching_lines(hits: list[Hit], query: str) -> list[Hit]:
+    """A hit on a text window or a long declaration (a big table or object literal) is shown
+    from the line that holds most of the question's words, and says which (`line`): its first lines are
+    rarely why it was found. A definition keeps its signature first; a pattern hit has its line already."""
+    words = {fold(w) for t in query_terms(query) for w in [t, *split_identifier(t)] if len(w) >= 3}
+    if not words:
+        return hits
+    out = []
+    for hit in hits:
+        ch = hit.chunk
+        if hit.line or hit.match_type not in _WORDY_MATCHES or ch.kind not in _WINDOW_KINDS:
+            out.append(hit)
+            continue
+        line = _matching_line(ch, words)
+        out.append(attrs.evolve(hit, line=line) if line else hit)
+    return out
+
+
+def _matching_line(chunk: Chunk, words: set[str]) -> int:
+    """The chunk's line holding the most distinct question words (a word also matches its longer forms:
+    `detect` ~ `detected`), earliest on ties; 0 when that is within the preview's first lines anyway."""
+    best, best_count = 0, 0
+    for offset, text in enumerate(chunk.body.splitlines()):
+        tokens = {fold(p) for w in _WORD_RE.findall(text) for p in [w, *split_identifier(w)]}
+        count = sum(1 for w in words if w in tokens or any(t.startswith(w) for t in tokens if len(w) >= 4))
+        if count > best_count:
+            best, best_count = offset, count
+    return chunk.start_line + best if best_count and best >= PREVIEW_LINES else 0
+
+
+def _members_before_their_type(hits: list[Hit], named: frozenset[str]) -> list[Hit]:
+    """A type's header chunk ranked above one of its own methods moves just below the first of them: a
+    question about behaviour ("how does X decide Y") is answered by the method that holds the logic, and the
+    header (the type's doc and member list) stays one step later. A type the question names keeps its place."""
+    out: list[Hit] = []
+    waiting: dict[tuple[str, str], Hit] = {}  # (path, type) -> its header, held back until its first member
+    members = {
+        (h.chunk.path, h.chunk.symbol.rsplit(".", 1)[0]) for h in hits if h.chunk.kind is ChunkKind.METHOD
+    }
+    for hit in hits:
+        ch = hit.chunk
+        key = (ch.path, ch.symbol)
+        if (
+            ch.kind is ChunkKind.CLASS
+            and key in members
+            and hit.match_type in _WORDY_MATCHES
+            and ch.symbol not in named
+            and ch.name not in named
+        ):
+            waiting[key] = hit
+            continue
+        out.append(hit)
+        if ch.kind is ChunkKind.METHOD:
+            owner = waiting.pop((ch.path, ch.symbol.rsplit(".", 1)[0]), None)
+            if owner is not None:
+                out.append(owner)
+    return out + list(waiting.values())
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -69,7 +69,10 @@ _CAMEL_CASE_RE = re.compile(r"[a-z][A-Z]")
 _SNAKE_CASE_RE = re.compile(r"\w+_\w+")
 _DOTTED_PATH_RE = re.compile(r"\w+\.\w+")
 
-_TEST_DIRECTORIES = frozenset({"tests", "test", "__tests__"})
+# each ecosystem's places for tests and their data: Go testdata/, JS __tests__/ and __mocks__/
+_TEST_DIRECTORIES = frozenset({"tests", "test", "__tests__", "__mocks__", "testdata"})
+# file names: Python test_x.py, Go x_test.go, JS/TS x.test.ts and x.spec.js, Ruby x_spec.rb, Java/C# XTest(s)
+_TEST_STEM = re.compile(r"(?:_test|\.test|\.spec|_spec|[a-z0-9]Tests?)$")
 _TEST_WORDS = frozenset(
     {"test", "tests", "testing", "tested", "pytest", "unittest", "unittests", "fixture", "fixtures",
      "conftest", "prueba", "pruebas"}
@@ -116,7 +119,7 @@ def is_test_file(path: str) -> bool:
     if "tests" in parts or _TEST_DIRECTORIES.intersection(parts[:-1]):
         return True
     stem = basename.rsplit(".", 1)[0] if "." in basename else basename
-    return basename.startswith("test_") or stem.endswith("_test") or basename == "conftest.py"
+    return basename.startswith("test_") or bool(_TEST_STEM.search(stem)) or basename == "conftest.py"
 
 
 def focus_multiplier(path: str, focus: Focus) -> float:

@@ -52,6 +52,13 @@ _IMPLEMENT = re.compile(
     + r"(?:\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b)?",
     re.IGNORECASE,
 )
+# "implement the task Schedule trait": a lowercase word or two before the name its kind word follows
+_IMPLEMENT_NAMED_KIND = re.compile(
+    r"\b(?:implement(?:s|ing|ed)?|implementations?\s+of|implementors?\s+of|implementers?\s+of|satisf(?:y|ies|ying)"
+    r"|implementan?|implementen)(?:\s+(?:the|an?|la|el))?(?:\s+[a-z]\w*){0,2}\s+"
+    + _DOTTED
+    + r"\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b",
+)
 _SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", re.IGNORECASE)
 _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
@@ -211,6 +218,8 @@ def parse_structural(query: str) -> StructuralQuery:
     implements = False
     rest = text  # the text left once the relation is read: its kind words are not the answer's
     m = _IMPLEMENT.search(text)
+    if m and not _names_code(m.group(1)):
+        m = _IMPLEMENT_NAMED_KIND.search(text)
     if m and _names_code(m.group(1)):
         implements = True
         rest = text[: m.start()] + " " + text[m.end() :]

@@ -125,3 +125,13 @@ def test_an_overload_set_named_as_code_is_its_implementation(polyglot: Path) -> 
     assert response["data"]["plan"]["symbols_named"] == ["ts/src/core/values.ts:parseValue"]
     top = response["data"]["hits"][0]
     assert (top["symbol"], top["start_line"], top["end_line"]) == ("parseValue", 3, 5)
+
+
+def test_a_long_declaration_is_shown_from_its_matching_line(polyglot: Path) -> None:
+    rows = "".join(f"    {n}: 'message number {n}',\n" for n in range(30))
+    (polyglot / "ts" / "src" / "core" / "messages.ts").write_text(
+        "export const messages = {\n" + rows + "    cycle: 'Cycle detected in computation',\n}\n"
+    )
+    top = hits(polyglot, "where is the cycle detected in a computation message")[0]
+    assert (top["symbol"], top["line"]) == ("messages", 32)
+    assert top["preview"].lstrip().startswith("cycle: 'Cycle detected")

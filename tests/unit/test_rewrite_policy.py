@@ -70,6 +70,18 @@ def test_more_queries(query: str, expected: bool) -> None:
         ("src/codelibrarian/store.py", False),
         ("project/tests/unit/test_foo.py", True),
         ("tests/fixtures/sample.py", True),
+        ("cmd/server_test.go", True),
+        ("go/analysis/testdata/src/a/a.go", True),
+        ("src/__tests__/store.ts", True),
+        ("src/store.test.ts", True),
+        ("lib/router.spec.js", True),
+        ("spec/models/user_spec.rb", True),
+        ("src/main/java/StoreTest.java", True),
+        ("Store.Tests/CartTests.cs", True),
+        ("src/latest.py", False),
+        ("lib/Attest.java", False),
+        ("src/spec/openapi.py", False),
+        ("src/Test.java", False),
     ],
 )
 def test_document_test_file_examples(path: str, expected: bool) -> None:

@@ -108,3 +108,9 @@ def test_a_callable_that_creates_a_named_type_returns_it(query: str, returns: st
 def test_creating_prose_or_without_a_callable_kind_is_no_result_type() -> None:
     assert parse_structural("methods that build the database tables").returns == ""
     assert parse_structural("how do we create the Request").returns == ""
+
+
+def test_a_lowercase_word_before_the_named_trait_still_names_it() -> None:
+    sq = parse_structural("Which schedulers implement the task Schedule trait?")
+    assert (sq.base, sq.implements) == ("Schedule", True)
+    assert parse_structural("how do we implement caching").base == ""

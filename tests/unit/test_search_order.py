@@ -1,0 +1,50 @@
+"""How search orders a fused list: a type's header below its own method, a window shown at its matching line."""
+
+from __future__ import annotations
+
+from trifecta.application.search import _at_matching_lines, _members_before_their_type
+from trifecta.domain.code import Chunk, ChunkKind, Hit
+
+
+def hit(kind: ChunkKind, symbol: str, path: str = "src/retry.ts", body: str = "", start: int = 1) -> Hit:
+    chunk = Chunk(
+        id=f"{path}:{symbol}:{kind}",
+        path=path,
+        start_line=start,
+        end_line=start + max(body.count("\n"), 1),
+        kind=kind,
+        language="typescript",
+        symbol=symbol,
+        name=symbol.rsplit(".", 1)[-1],
+        body=body,
+    )
+    return Hit(chunk=chunk, score=1.0, match_type="lexical")
+
+
+def test_a_type_header_moves_just_below_its_first_method() -> None:
+    header, other, method = (
+        hit(ChunkKind.CLASS, "Retrier"),
+        hit(ChunkKind.FUNCTION, "backoff", path="src/other.ts"),
+        hit(ChunkKind.METHOD, "Retrier.delay"),
+    )
+    ordered = _members_before_their_type([header, other, method], frozenset())
+    assert [h.chunk.symbol for h in ordered] == ["backoff", "Retrier.delay", "Retrier"]
+
+
+def test_a_type_the_question_names_or_without_a_listed_method_keeps_its_place() -> None:
+    header, method = hit(ChunkKind.CLASS, "Retrier"), hit(ChunkKind.METHOD, "Retrier.delay")
+    assert _members_before_their_type([header, method], frozenset({"Retrier"}))[0] is header
+    alone = hit(ChunkKind.CLASS, "Retrier")
+    other = hit(ChunkKind.METHOD, "Backoff.delay", path="src/backoff.ts")
+    assert _members_before_their_type([alone, other], frozenset())[0] is alone
+
+
+def test_a_long_window_is_shown_from_the_line_with_most_question_words() -> None:
+    body = "".join(f"row {n}\n" for n in range(20)) + "the cycle was detected here\n"
+    window = hit(ChunkKind.TEXT, "", body=body, start=100)
+    [shown] = _at_matching_lines([window], "where is a cycle detected")
+    assert shown.line == 120
+    near_top = hit(ChunkKind.TEXT, "", body="a cycle detected\n" + body, start=1)
+    assert _at_matching_lines([near_top], "where is a cycle detected")[0].line == 0  # the preview shows it
+    method = hit(ChunkKind.METHOD, "Retrier.delay", body=body)
+    assert _at_matching_lines([method], "where is a cycle detected")[0].line == 0  # signature first
