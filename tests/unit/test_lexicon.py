@@ -9,11 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trifecta.domain.lexicon import SPANISH_FUNCTION_WORDS, Lexicon, fold
+from trifecta.domain.spanish_forms import (
+    LEMMA_KINDS,
+    STEM_CHANGES,
+    adjective_forms,
+    inflections,
+    noun_forms,
+    verb_forms,
+)
 from trifecta.infrastructure.lexicon_data import (
     ES_EN_FILE,
     SYNONYMS_FILE,
     load_lexicon,
     read_data_json,
+    read_lemmas,
 )
 
 LEX = load_lexicon()
@@ -48,10 +57,10 @@ def test_english_question_gets_code_synonyms() -> None:
     ("query", "expected"),
     [
         ("¿Cómo se cierra la conexión?", {"cierra": "close", "conexión": "connection"}),
-        ("quién genera los archivos temporales", {"genera": "generate", "archivos": "file"}),
+        ("quién genera los archivos temporales", {"genera": "generate", "temporales": "temp"}),
         ("donde se borran los directorios", {"borran": "delete", "directorios": "directory"}),
         ("cómo se expanden las variables de entorno", {"expanden": "expand"}),
-        ("qué función libera la memoria", {"función": "function", "libera": "release"}),
+        ("qué función libera la memoria", {"libera": "release"}),
     ],
 )
 def test_spanish_questions(query: str, expected: dict[str, str]) -> None:
@@ -129,7 +138,12 @@ def test_total_and_deterministic(text: str) -> None:
 @given(st.lists(st.sampled_from(sorted(LEX.translations)), min_size=1, max_size=4))
 def test_every_key_expands(words: list[str]) -> None:
     for word in words:
-        assert LEX.expand(word) or LEX.translations[word] == (word,)
+        # a key translated only to itself, or to itself less an English ending (bytes -> byte), may not
+        english_endings = {
+            word,
+            *(word[: -len(e)] for e in ("s", "es", "d", "ed", "ing") if word.endswith(e)),
+        }
+        assert LEX.expand(word) or set(LEX.translations[word]) <= english_endings, word
 
 
 @pytest.mark.parametrize("name", [ES_EN_FILE, SYNONYMS_FILE])
@@ -145,7 +159,10 @@ def test_shipped_json_is_well_formed(name: str) -> None:
 
 
 def test_shipped_sizes() -> None:
-    assert len(LEX.translations) >= 400
+    lemmas = read_lemmas()
+    assert len(lemmas["verbs"]) >= 600
+    assert len(lemmas["nouns"]) + len(lemmas["adjectives"]) >= 600
+    assert len(LEX.translations) >= 20_000
     assert len(LEX.synonyms) >= 80
     assert load_lexicon() is LEX
 
@@ -169,3 +186,238 @@ def test_untranslated_spanish_words_get_their_english_cognate(word: str, cognate
 def test_cognates_never_replace_a_translation() -> None:
     lexicon = Lexicon.from_mappings({"memoria": ["memory", "ram"]}, {})
     assert lexicon.expand("memoria") == ("memory", "ram")
+
+
+# ---------------------------------------------------------------- Spanish inflection
+
+
+@pytest.mark.parametrize(
+    ("infinitive", "change", "forms"),
+    [
+        # regular -ar, -er, -ir: present, subjunctive, preterite, participles, gerund, infinitive + pronoun
+        (
+            "validar",
+            None,
+            "valida validan validamos valide validen valido validaron validado validadas validando validarlo validarse",
+        ),
+        (
+            "comprender",
+            None,
+            "comprende comprenden comprenda comprendan comprendio comprendido comprendiendo",
+        ),
+        ("escribir", None, "escribe escriben escriba escriban escribimos escribiendo escrito escritas"),
+        # stem changes in the stressed forms, and e>i / o>u in an -ir verb's gerund and preterite
+        ("sugerir", "ie", "sugiere sugieren sugiera sugieran sugiriendo sugirio sugerido"),
+        ("cerrar", "ie", "cierra cierran cierre cerramos cerrado"),
+        ("contar", "ue", "cuenta cuentan cuente contamos contado"),
+        ("resolver", "ue", "resuelve resuelven resuelva resuelto resueltas"),
+        ("pedir", "i", "pide piden pida pidiendo pidio pedido"),
+        ("dormir", "ue", "duerme duerman durmiendo"),
+        # spelling changes
+        ("buscar", None, "busca busque busquen"),
+        ("agregar", None, "agrega agregue"),
+        ("utilizar", None, "utiliza utilice"),
+        ("proteger", None, "protege proteja"),
+        ("elegir", "i", "elige elija eligiendo"),
+        ("seguir", "i", "sigue siga siguiendo"),
+        ("conocer", None, "conoce conozca"),
+        ("vencer", None, "vence venza"),
+        ("construir", None, "construye construyen construya construyendo construyo construido"),
+        ("leer", None, "lee leyendo leyo leido"),
+        # irregular roots and their compounds
+        ("componer", None, "compone componga compuesto compuestas"),
+        ("obtener", None, "obtiene obtienen obtenga obtenido"),
+        ("producir", None, "produce produzca produjo producido"),
+        ("extraer", None, "extrae extraiga extrayendo extraido"),
+        ("deshacer", None, "deshace deshaga deshecho"),
+        ("describir", None, "describe descrito"),
+        ("imprimir", None, "imprime impreso"),
+    ],
+)
+def test_verb_forms(infinitive: str, change: str | None, forms: str) -> None:
+    made = set(verb_forms(infinitive, change))
+    assert set(forms.split()) <= made, set(forms.split()) - made
+
+
+def test_verb_forms_only_for_infinitives() -> None:
+    assert list(verb_forms("casa")) == []
+    assert list(verb_forms("ir")) == []
+
+
+@given(st.sampled_from(sorted(read_lemmas()["verbs"])))
+def test_every_shipped_verb_yields_its_main_forms(lemma: str) -> None:
+    infinitive, _, change = lemma.partition(":")
+    assert change in STEM_CHANGES | {""}
+    forms = set(inflections("verbs", lemma))
+    stem = infinitive[:-2]
+    assert infinitive in forms
+    assert stem + ("ado" if infinitive.endswith("ar") else "ido") in forms
+    assert all(f.isascii() and f.isalpha() and f.islower() and len(f) >= 3 for f in forms)
+
+
+def test_noun_and_adjective_forms() -> None:
+    assert set(noun_forms("comilla")) == {"comilla", "comillas"}
+    assert {"caracter", "caracteres"} <= set(noun_forms("caracter"))
+    assert set(noun_forms("vez")) == {"vez", "veces"}
+    assert {"socket", "sockets"} <= set(noun_forms("socket"))
+    assert set(noun_forms("par")) == {"par", "pares"}
+    assert set(adjective_forms("parecido")) == {"parecido", "parecida", "parecidos", "parecidas"}
+    assert {"comun", "comunes"} <= set(adjective_forms("comun"))
+    assert {"lectora", "lectores"} <= set(adjective_forms("lector"))
+    assert {"barra invertida", "barras invertidas"} <= set(inflections("nouns", "barra invertida"))
+    assert "fines de linea" in set(inflections("nouns", "fin de linea"))
+    with pytest.raises(ValueError):
+        list(inflections("adverbs", "bien"))
+
+
+def test_lemmas_are_inflected_into_the_lexicon() -> None:
+    lexicon = Lexicon.from_mappings(
+        {"parte": ["part"]},
+        {},
+        {
+            "verbs": {"sugerir:ie": ["suggest"], "partir": ["split"]},
+            "nouns": {"celda": ["cell"]},
+            "adjectives": {"parecido": ["similar"]},
+        },
+    )
+    assert lexicon.expand("sugieren") == ("suggest",)
+    assert lexicon.expand("Sugiriendo") == ("suggest",)
+    assert lexicon.expand("celdas") == ("cell",)
+    assert lexicon.expand("parecidas") == ("similar",)
+    assert lexicon.expand("parte") == ("part",)  # a listed form wins over the verb's
+    assert lexicon.expand("parten") == ("split",)
+
+
+def test_a_form_of_two_lemmas_keeps_the_nouns_words_first() -> None:
+    lexicon = Lexicon.from_mappings({}, {}, {"verbs": {"cambiar": ["change"]}, "nouns": {"cambio": ["diff"]}})
+    assert lexicon.expand("cambio") == ("diff", "change")
+
+
+@pytest.mark.parametrize(
+    ("word", "english"),
+    [
+        ("sugieren", "suggest"),
+        ("ejecuten", "run"),
+        ("existe", "exist"),
+        ("compruebe", "check"),
+        ("devuelve", "return"),
+        ("obtiene", "get"),
+        ("ordenando", "sort"),
+        ("agrupadas", "group"),
+        ("comillas", "quote"),
+        ("barras", "slash"),
+        ("secuencias", "sequence"),
+        ("pares", "pair"),
+        ("celdas", "cell"),
+        ("parecidos", "similar"),
+        ("computado", "computed"),
+        ("anidadas", "nested"),
+        ("sustitutos", "surrogate"),
+        ("profundidad", "depth"),
+        ("pila", "stack"),
+        ("desbordamiento", "overflow"),
+        ("paginas", "page"),
+    ],
+)
+def test_everyday_developer_words(word: str, english: str) -> None:
+    assert english in LEX.expand(word), LEX.expand(word)
+
+
+# ---------------------------------------------------------------- morphology fallbacks
+
+
+def test_prefix_on_a_known_word() -> None:
+    lexicon = Lexicon.from_mappings(
+        {"comando": ["command"]},
+        {},
+        {
+            "verbs": {"registrar": ["register"], "calcular": ["calculate"], "computar": ["compute"]},
+            "nouns": {"arbol": ["tree"]},
+        },
+    )
+    assert lexicon.expand("subcomando")[0] == "subcommand"
+    assert "subcommand" in lexicon.expand("subcomandos")  # the prefix on a plural
+    assert "subtree" in lexicon.expand("subárboles")
+    assert {"unregister", "deregister"} <= set(lexicon.expand("desregistrar"))
+    assert "recalculate" in lexicon.expand("recalcula")
+    assert "precalculate" in lexicon.expand("precalculado")
+    assert lexicon.expand("recompute") == ()  # English already: its rest is no Spanish word
+    assert lexicon.expand("subzzzz") == ()
+
+
+def test_plural_and_gender_of_a_listed_word() -> None:
+    lexicon = Lexicon.from_mappings({"tupla": ["tuple"], "anidado": ["nested"], "lapiz": ["pencil"]}, {})
+    assert lexicon.expand("tuplas") == ("tuple",)
+    assert lexicon.expand("anidadas") == ("nested",)
+    assert lexicon.expand("anidada") == ("nested",)
+    assert lexicon.expand("lapices") == ("pencil",)
+
+
+def test_no_garbage_stems() -> None:
+    empty = Lexicon.from_mappings({}, {})
+    for word in ["parecidos", "miembros", "sustitutos", "huerfanos", "comillas"]:
+        assert empty.expand(word) == (), word
+    for word in ["parecidos", "miembros", "sustitutos", "huérfanos"]:
+        stem = fold(word)[:-2]
+        assert stem not in LEX.expand(word), (word, LEX.expand(word))
+    assert LEX.expand("zzzqqqos") == ()
+
+
+def test_an_english_word_gets_no_second_spelling_of_itself() -> None:
+    lexicon = Lexicon.from_mappings({}, {}, {"nouns": {"byte": ["byte"], "token": ["token"]}})
+    assert lexicon.expand("bytes") == ()
+    assert lexicon.expand("tokens") == ()
+
+
+# ---------------------------------------------------------------- function words
+
+
+def test_function_words_are_not_content_words() -> None:
+    query = "¿Cómo se ejecuta, de forma recursiva y según el modo, mientras varias tareas esperan a un mismo valor?"
+    words = LEX.content_words(query)
+    assert words == ["ejecuta", "recursiva", "modo", "tareas", "esperan", "valor"]
+    for word in "un una no sola vez mismo mientras según varias forma mediante".split():
+        assert LEX.expand(word) == (), word
+        assert fold(word) in SPANISH_FUNCTION_WORDS
+
+
+def test_function_phrases_are_skipped() -> None:
+    words = [w for w, _ in LEX.expand_query("a partir de la cola, por ejemplo, en lugar de partir la cadena")]
+    assert words == ["cola", "partir", "cadena"]
+
+
+def test_words_meaning_an_english_stop_word_are_not_content_words() -> None:
+    # as "used", "get", "file" and "function" in an English question
+    assert LEX.content_words("¿dónde se usaron los archivos para obtener la función?") == []
+    assert "use" in LEX.expand("usaron")
+    assert "function" in LEX.expand("función")
+
+
+def test_phrase_keys_still_win() -> None:
+    alts = dict(LEX.expand_query("¿cómo se ejecuta una sola vez?"))
+    assert "once" in alts["una sola vez"]
+    assert LEX.content_words("¿cómo se ejecuta una sola vez la memoria compartida?") == [
+        "ejecuta",
+        "memoria",
+        "compartida",
+    ]
+
+
+def test_english_words_that_are_spanish_function_words_do_not_make_a_query_spanish() -> None:
+    for query in ["no way to set me up", "a solo run with sin and con", "he has no via"]:
+        assert not LEX.is_spanish(query), query
+    assert LEX.is_spanish("cuando el valor mientras tanto")
+
+
+@pytest.mark.parametrize("kind", LEMMA_KINDS)
+def test_shipped_lemmas_are_well_formed(kind: str) -> None:
+    for lemma, english in read_lemmas()[kind].items():
+        word, _, change = lemma.partition(":")
+        assert word == fold(word).strip() and word.isascii(), lemma
+        assert word not in SPANISH_FUNCTION_WORDS, lemma
+        assert kind == "verbs" or not change, lemma
+        assert not change or change in STEM_CHANGES, lemma
+        assert kind != "verbs" or word.endswith(("ar", "er", "ir")), lemma
+        assert 1 <= len(english) <= 3, lemma
+        for w in english:
+            assert _WORD.fullmatch(w), (lemma, w)
