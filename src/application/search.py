@@ -554,6 +554,10 @@ class SearchSegment:
     # ------------------------------------------------------------------ lexical engine
     def _lexical(self, query: str, limit: int, focus: Focus) -> list[Hit]:
         terms = query_terms(query)
+        if self._lexicon is not None and self._lexicon.is_spanish(query):
+            # Spanish function words match no English code: left in, they fail the all-words search
+            content = {fold(w) for w in self._lexicon.content_words(query)}
+            terms = [t for t in terms if fold(t) in content] or terms
         if not terms:  # only stop words or punctuation: search what there is
             terms = query_terms(query, keep_stop_words=True)
         if not terms:

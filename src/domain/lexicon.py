@@ -150,6 +150,12 @@ def _same_stem(word: str, english: str) -> bool:
     return word.startswith(english) and word[len(english) :] in ("s", "es", "d", "ed", "ing")
 
 
+# English stop words that name code, not grammar: "el hash de un archivo" is about a file
+_CODE_NOUNS = frozenset(
+    {"file", "files", "function", "functions", "method", "methods", "class", "classes", "code"}
+)
+
+
 @attrs.frozen
 class Lexicon:
     """Spanish -> English translations and English -> English synonyms, both keyed by folded words.
@@ -279,7 +285,7 @@ class Lexicon:
         if key in SPANISH_FUNCTION_WORDS:
             return False
         english = self.translations.get(key)
-        return not english or english[0] not in STOP_WORDS
+        return not english or english[0] not in STOP_WORDS or english[0] in _CODE_NOUNS
 
     def content_words(self, query: str) -> list[str]:
         """The query's words as written, less Spanish function words and function phrases: what a Spanish

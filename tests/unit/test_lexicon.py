@@ -387,8 +387,12 @@ def test_function_phrases_are_skipped() -> None:
 
 
 def test_words_meaning_an_english_stop_word_are_not_content_words() -> None:
-    # as "used", "get", "file" and "function" in an English question
-    assert LEX.content_words("¿dónde se usaron los archivos para obtener la función?") == []
+    # as "used" and "get" in an English question; a file or a function is what code is made of
+    assert LEX.content_words("¿dónde se usaron los archivos para obtener la función?") == [
+        "archivos",
+        "función",
+    ]
+    assert LEX.content_words("¿dónde se calcula el hash de un archivo?") == ["calcula", "hash", "archivo"]
     assert "use" in LEX.expand("usaron")
     assert "function" in LEX.expand("función")
 

@@ -474,3 +474,26 @@ def test_bad_query_rewrite_settings_are_config_errors(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         load_settings(tmp_path, env=env)
+
+
+class RecordingReader(FakeReader):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[bool, list[str]]] = []
+
+    def search_terms(
+        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+    ) -> list[ScoredChunk]:
+        self.asked.append((require_all, [g[0] for g in groups]))
+        return super().search_terms(groups, require_all=require_all, limit=limit)
+
+
+def test_a_spanish_question_searches_its_content_words_only() -> None:
+    from trifecta.infrastructure.lexicon_data import load_lexicon
+
+    reader = RecordingReader()
+    segment = SearchSegment(reader=reader, lexicon=load_lexicon())  # type: ignore[arg-type]
+    segment.execute(
+        SearchRequest(query="¿dónde se valida cada contraseña según su longitud?", mode="lexical")
+    )
+    assert (True, ["valida", "contraseña", "longitud"]) in reader.asked  # "cada", "según": no code word
