@@ -249,8 +249,9 @@ def test_nothing_is_written_outside_dot_trifecta(sample_repo: Path) -> None:
 
 
 def test_parallel_parsing_matches_serial(sample_repo: Path, tmp_path: Path) -> None:
-    for i in range(80):  # enough files to use the worker pool
-        (sample_repo / f"gen_{i}.py").write_text(f"def generated_{i}(x):\n    return x + {i}\n")
+    padding = "# padding\n" * 1500  # enough text to use the worker pool
+    for i in range(80):
+        (sample_repo / f"gen_{i}.py").write_text(f"def generated_{i}(x):\n    return x + {i}\n{padding}")
     with trifecta.open(str(sample_repo), workers=2, db_path=str(tmp_path / "a.db")) as a:
         a.index()
         sa = a.status().to_dict()["data"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from trifecta.infrastructure import parse_pool
+from trifecta.infrastructure import code_parser, parse_pool
 from trifecta.infrastructure.code_parser import SourceParser, parse_item
 
 
@@ -18,7 +18,8 @@ def _items(n: int) -> list[tuple[str, str]]:
     return [(f"pkg/m{i}.py", f"def fn_{i}(x):\n    return x + {i}\n") for i in range(n)]
 
 
-def test_parallel_parse_keeps_order_and_matches_in_process_parsing() -> None:
+def test_parallel_parse_keeps_order_and_matches_in_process_parsing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(code_parser, "PARALLEL_MIN_CHARS", 1000)
     items = _items(150)
     parallel = list(SourceParser(workers=2).parse_many(items))
     assert [path for path, _ in parallel] == [path for path, _ in items]
@@ -42,8 +43,10 @@ def test_a_worker_that_dies_leaves_its_work_to_the_parent(monkeypatch) -> None: 
 def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
-    for i in range(80):  # over the parallel threshold
-        (repo / "pkg" / f"m{i}.py").write_text(f"def fn_{i}():\n    return {i}\n")
+    padding = "# padding\n" * 1500  # 80 files of 15 KB: over the parallel threshold
+    assert 80 * len(padding) > code_parser.PARALLEL_MIN_CHARS
+    for i in range(80):
+        (repo / "pkg" / f"m{i}.py").write_text(f"def fn_{i}():\n    return {i}\n{padding}")
     script = tmp_path / "script.py"
     marker = tmp_path / "runs.txt"
     script.write_text(
@@ -125,3 +128,23 @@ def test_chunks_larger_than_a_pipe_buffer_are_sent_ahead_without_blocking() -> N
     out = list(parse_pool.parallel_map(parse_item, items, workers=2, chunksize=4))
     assert [path for path, _ in out] == [path for path, _ in items]
     assert all(parsed.symbols[0].name == f"fn_{i}" for i, (_, parsed) in enumerate(out))
+
+
+def test_a_small_tree_is_parsed_in_process_and_a_large_one_by_workers(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pools: list[int] = []
+    real = parse_pool.parallel_map
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        pools.append(kwargs["workers"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parse_pool, "parallel_map", counting)
+    small = _items(300)  # ~10 KB: starting workers would cost more than parsing it here
+    assert [p for p, _ in SourceParser(workers=2).parse_many(small)] == [p for p, _ in small]
+    assert pools == []
+    padding = "#" * 20_000 + "\n"
+    large = [(path, text + padding) for path, text in _items(60)]  # 1.2 MB
+    out = list(SourceParser(workers=2).parse_many(large))
+    assert pools == [2]
+    assert [p for p, _ in out] == [p for p, _ in large]
+    assert out == [parse_item(item) for item in large]
