@@ -256,6 +256,7 @@ profile = sys.argv[3] if len(sys.argv) > 3 else None
 paths = open(listing, encoding="utf-8").read().splitlines()
 parser = SourceParser(workers=1)
 per_file, errors, languages = [], [], {}
+cpu0 = resource.getrusage(resource.RUSAGE_SELF)
 nbytes = symbols = chunks = binary = 0
 if profile:
     import cProfile
@@ -278,12 +279,14 @@ for rel in paths:
     if parsed.error:
         errors.append([rel, str(parsed.error)[:200]])
 seconds = time.perf_counter() - t0
+cpu1 = resource.getrusage(resource.RUSAGE_SELF)
 if profile:
     prof.disable()
     prof.dump_stats(profile)
 per_file.sort(reverse=True)
 print(json.dumps({
-    "seconds": seconds, "files": len(per_file), "binary": binary, "bytes": nbytes, "symbols": symbols,
+    "seconds": seconds, "cpu_s": cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime,
+    "files": len(per_file), "binary": binary, "bytes": nbytes, "symbols": symbols,
     "chunks": chunks, "errors": len(errors), "error_files": errors[:20], "languages": languages,
     "slowest": [{"path": p, "ms": s * 1000, "bytes": b} for s, p, b in per_file[:10]],
     "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -567,7 +570,8 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
     head = (
         "| tree | files (MB) | symbols / chunks | parse errors | parse-only, 1 process | full index "
         f"| ratio (target <= {TARGET_RATIO}) | search p50 / p95 (target p95 < {TARGET_SEARCH_P95_MS:.0f} ms) "
-        "| same, auto_refresh off | peak RSS index / worker | ctags -R |"
+        "| same, auto_refresh off | peak RSS index / worker | ctags -R "
+        "| CPU s: parse-only / index (process + workers) |"
     )
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]
     for r in results:
@@ -583,7 +587,7 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
             if "parse_errors" in full
             else _failed(full),
             fmt_s(parse["seconds"]) if "seconds" in parse else _failed(parse),
-            f"{fmt_s(full['index_s'])} ({r['workers']} workers)" if "index_s" in full else _failed(full),
+            f"{fmt_s(full['index_s'])} ({_workers_label(r)})" if "index_s" in full else _failed(full),
             f"{value:.2f}x {verdict(value <= TARGET_RATIO)}" if value is not None else "n/a",
             _search_cell(search),
             _search_cell(quiet),
@@ -591,9 +595,28 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
             if "maxrss_kb" in full
             else _failed(full),
             f"{fmt_s(ctags['seconds'])}, {ctags['tags']:,} tags" if "seconds" in ctags else "n/a",
+            _cpu_cell(parse, full),
         ]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
+
+
+def _workers_label(result: dict[str, Any]) -> str:
+    """The index's parser processes: none started when the tree is too small to pay for them."""
+    if result.get("full_index", {}).get("workers_cpu_s") == 0:
+        return "1 process: too small for workers"
+    return f"{result['workers']} workers"
+
+
+def _cpu_cell(parse: dict[str, Any], full: dict[str, Any]) -> str:
+    """CPU seconds, which other processes on the machine disturb far less than wall time."""
+    if "cpu_s" not in parse or "index_cpu_s" not in full:
+        return "n/a"
+    total = full["index_cpu_s"] + full["workers_cpu_s"]
+    return (
+        f"{parse['cpu_s']:.2f} / {total:.2f} ({full['index_cpu_s']:.2f} + {full['workers_cpu_s']:.2f}), "
+        f"{total / parse['cpu_s']:.2f}x"
+    )
 
 
 def _failed(phase: dict[str, Any]) -> str:
@@ -619,9 +642,16 @@ def render_notes(results: Sequence[dict[str, Any]]) -> str:
             shown = "; ".join(f"`{p}`: {e[:80]}" for p, e in parse["error_files"][:3])
             out.append(f"  - parse errors ({parse['errors']}): {shown}")
         if "index_s" in full:
+            trigram = (
+                f"trigram accelerator built after that in {fmt_s(full['substring_index_s'])}"
+                if full["substring_index_s"]
+                else "trigram accelerator written with the batches"
+            )
+            load = r.get("loadavg_start", (0.0,))[0], r.get("loadavg_end", (0.0,))[0]
             out.append(
-                f"  - full index: searchable after {fmt_s(full['searchable_s'])}, trigram accelerator "
-                f"{fmt_s(full['substring_index_s'])}, process wall {fmt_s(full['wall_s'])}, skipped {full['skipped']}"
+                f"  - full index: searchable after {fmt_s(full['searchable_s'])}, {trigram}, process wall "
+                f"{fmt_s(full['wall_s'])}, skipped {full['skipped']}; load average at this tree's start/end "
+                f"{load[0]:.1f}/{load[1]:.1f}"
             )
         if "per_query" in search:
             slowest = sorted(search["per_query"], key=lambda q: -q["p50_ms"])[:3]

@@ -26,6 +26,7 @@ def fake_tree(**overrides: Any) -> dict[str, Any]:
         "tree_bytes": 5 * bp.MB,
         "parse_only": {
             "seconds": 10.0,
+            "cpu_s": 9.5,
             "errors": 3,
             "languages": {"go": 1200},
             "slowest": [],
@@ -41,6 +42,8 @@ def fake_tree(**overrides: Any) -> dict[str, Any]:
             "substring_index_s": 1.0,
             "wall_s": 13.0,
             "skipped": {},
+            "index_cpu_s": 6.0,
+            "workers_cpu_s": 13.0,
         },
         "ctags": {"available": True, "seconds": 0.5, "tags": 9000},
         "search": {
@@ -99,6 +102,25 @@ def test_table_shows_ratio_search_and_rss_against_the_targets() -> None:
     assert row[8] == "3.0 / 25.0 ms MISS"
     assert row[9] == "200 / 90 MB"
     assert row[10] == "500 ms, 9,000 tags"
+    assert row[11] == "9.50 / 19.00 (6.00 + 13.00), 2.00x"
+    assert row[5] == "12.00 s (2 workers)"
+
+
+def test_an_index_that_started_no_worker_says_so() -> None:
+    small = fake_tree()
+    small["full_index"]["workers_cpu_s"] = 0.0
+    row = table_row(bp.render_table([small]))
+    assert row[5] == "12.00 s (1 process: too small for workers)"
+    assert row[11] == "9.50 / 6.00 (6.00 + 0.00), 0.63x"
+
+
+def test_notes_say_how_the_trigram_accelerator_was_built() -> None:
+    built = fake_tree(loadavg_start=(1.25, 0, 0), loadavg_end=(2.0, 0, 0))
+    assert "trigram accelerator built after that in 1.00 s" in bp.render_notes([built])
+    assert "load average at this tree's start/end 1.2/2.0" in bp.render_notes([built])
+    along = fake_tree()
+    along["full_index"]["substring_index_s"] = 0.0
+    assert "trigram accelerator written with the batches" in bp.render_notes([along])
 
 
 def test_table_marks_a_slow_index_and_failed_phases() -> None:
