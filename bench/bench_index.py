@@ -531,10 +531,7 @@ def table(r: dict[str, Any]) -> str:
     row(
         "  of which: trigram accelerator built after that",
         ["full_index"],
-        lambda: (
-            fmt_s(full["substring_index_s"]),
-            "pattern look-ups scan until it is built (a first index writes it with its batches: 0)",
-        ),
+        lambda: (fmt_s(full["substring_index_s"]), "pattern look-ups scan until it is built"),
     )
     row(
         "Full index, process wall (start + import + index + close)",

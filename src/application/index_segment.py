@@ -27,9 +27,8 @@ _SCAN_REASONS = {
     ErrorCode.SECRET_FILE: "secret",
     ErrorCode.IGNORED_FILE: "ignored",
 }
-# A run that writes this many files into an index that already holds some drops the substring accelerator
-# and rebuilds it once at the end (or leaves it for later): maintaining a trigram index row by row, deletes
-# included, costs more than the parse itself.
+# A run that writes this many files drops the substring accelerator and rebuilds it once at the end
+# (or leaves it for later): maintaining a trigram index row by row costs more than the parse itself.
 BULK_FILES = 200
 
 
@@ -181,11 +180,7 @@ class IndexSegment:
         last_commit = time.monotonic()
         done = symbols = errors = 0
         error_files: list[str] = []
-        # A run that writes BULK_FILES files drops the trigram accelerator and rebuilds it once at the end.
-        # Not when the index held nothing as the run began: then every write is an insert, and the trigram
-        # rows go in with each batch, for the cost of the rebuild but while the workers parse instead of
-        # after them on one core. An implicit build before a search still drops it, to be searchable sooner.
-        substring_settled = not indexed and not request.defer_substring_index
+        bulk = False
         for path, parsed in self._parser.parse_many(changed_texts()):
             state, n_lines = states[path]
             batch.append(FileUpdate(state=state, parsed=parsed, n_lines=n_lines))
@@ -195,13 +190,13 @@ class IndexSegment:
                 error_files.append(path)
             done += 1
             if len(batch) >= BATCH_FILES or time.monotonic() - last_commit > BATCH_SECONDS:
-                substring_settled = substring_settled or self._suspend_substring_index_for(done)
+                bulk = bulk or self._suspend_substring_index_for(done)
                 self._writer.apply(batch, [], [])
                 batch = []
                 last_commit = time.monotonic()
                 report(done, total, path)
         if batch or touched or secret_removed:
-            substring_settled = substring_settled or self._suspend_substring_index_for(done)
+            bulk = bulk or self._suspend_substring_index_for(done)
             self._writer.apply(batch, secret_removed, touched)
         deleted += secret_removed
         if done or deleted or touched or request.full or not self._writer.has_completed_run():
