@@ -12,12 +12,10 @@ its chunk of files is parsed in the parent instead: an index run never fails bec
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import gc
 import itertools
 import pickle
-import queue
 import struct
 import subprocess
 import sys
@@ -32,7 +30,6 @@ _WORKER = (
     "serve(sys.stdin.buffer, sys.stdout.buffer)\n"
 )
 RUN_AHEAD_CHUNKS = 32  # parsed chunks waiting for the caller, at most (bounds memory)
-IN_FLIGHT = 2  # chunks sent to a worker ahead of its answers
 GC_EVERY_FRAMES = 64  # a worker's full garbage collection, between frames
 
 
@@ -56,25 +53,13 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     sys.stdout = sys.stderr  # nothing but frames may reach the pipe
     from .code_parser import parse_item
 
-    # The parent sends the next frame before it reads this one's answer (see `parallel_map`); a thread
-    # drains the input meanwhile, so neither side can block on a full pipe while the other writes.
-    frames_in: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-
-    def drain() -> None:
-        try:
-            while (frame := _read_frame(inp)) is not None:
-                frames_in.put(frame)
-        finally:
-            frames_in.put(None)
-
-    threading.Thread(target=drain, daemon=True, name="trifecta-frames").start()
     # `ast.parse` allocates a node object per token or so, and every 700 allocations wake the cyclic
     # garbage collector, which then walks all of them: a third of the parse time. Syntax trees and the
     # values made from them hold no reference cycles (reference counting frees them), so the collector
     # only runs between frames here, where it finds next to nothing to walk.
     gc.disable()
     frames = 0
-    while (frame := frames_in.get()) is not None:
+    while (frame := _read_frame(inp)) is not None:
         items = pickle.loads(frame)
         _write_frame(
             out, pickle.dumps([parse_item(item) for item in items], protocol=pickle.HIGHEST_PROTOCOL)
@@ -93,36 +78,27 @@ class _Worker:
             stderr=subprocess.DEVNULL,
         )
 
-    def send(self, items: list[Any]) -> bool:
-        """Queue a chunk of items; False when the worker is gone."""
-        assert self.process.stdin is not None
+    def run(self, items: list[Any]) -> list[Any] | None:
+        """The parsed items, or None when the worker is gone or answered garbage."""
+        assert self.process.stdin is not None and self.process.stdout is not None
         try:
             _write_frame(self.process.stdin, pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
-            return True
-        except (OSError, ValueError):
-            return False
-
-    def receive(self) -> list[Any] | None:
-        """The parsed items of the oldest chunk sent, or None when the worker is gone or answered garbage."""
-        assert self.process.stdout is not None
-        try:
             frame = _read_frame(self.process.stdout)
             return pickle.loads(frame) if frame is not None else None
         except (OSError, pickle.UnpicklingError, EOFError, ValueError):
             return None
 
     def close(self) -> None:
-        # both pipes first: a worker still writing an answer nobody will read (a caller that stopped, a
-        # failure while chunks were in flight) then ends on the broken pipe instead of blocking
-        for pipe in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                if pipe is not None:
-                    pipe.close()
+        with contextlib.suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def parallel_map(
@@ -138,43 +114,23 @@ def parallel_map(
     state: dict[str, Any] = {"next": 0, "wanted": 0, "total": None, "error": None}
     cond = threading.Condition()
 
-    def claim(wait: bool) -> tuple[int, list[Any]] | None:
-        """The next chunk and its index (under the lock); None when the items ran out or the caller
-        stopped, or, unless `wait`, when the run-ahead bound is reached."""
-        while state["total"] is None and state["next"] - state["wanted"] >= RUN_AHEAD_CHUNKS:
-            if not wait:
-                return None
-            cond.wait()
-        if state["total"] is not None:
-            return None
-        chunk = list(itertools.islice(source, chunksize))
-        if not chunk:
-            state["total"] = state["next"]
-            cond.notify_all()
-            return None
-        state["next"] += 1
-        return state["next"] - 1, chunk
-
     def feed(worker: _Worker) -> None:
-        # Up to IN_FLIGHT chunks are sent ahead, so the worker starts the next one as soon as it has
-        # answered, instead of idling while this thread (sharing the GIL with the writer) hands it more.
-        # Only a thread with nothing in flight waits for the run-ahead bound: the chunk the caller waits
-        # for may be in flight here.
         alive = True
-        in_flight: collections.deque[tuple[int, list[Any]]] = collections.deque()
         try:
             while True:
-                while len(in_flight) < IN_FLIGHT:
-                    with cond:
-                        claimed = claim(wait=not in_flight)
-                    if claimed is None:
-                        break
-                    alive = alive and worker.send(claimed[1])
-                    in_flight.append(claimed)
-                if not in_flight:
-                    return
-                index, chunk = in_flight.popleft()
-                out = worker.receive() if alive else None
+                with cond:
+                    while state["total"] is None and state["next"] - state["wanted"] >= RUN_AHEAD_CHUNKS:
+                        cond.wait()
+                    if state["total"] is not None:
+                        return  # the items ran out, or the caller stopped
+                    chunk = list(itertools.islice(source, chunksize))
+                    if not chunk:
+                        state["total"] = state["next"]
+                        cond.notify_all()
+                        return
+                    index = state["next"]
+                    state["next"] += 1
+                out = worker.run(chunk) if alive else None
                 if out is None or len(out) != len(chunk):
                     alive = False  # this worker is done for; its chunks are parsed here
                     out = [parse(item) for item in chunk]

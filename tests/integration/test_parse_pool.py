@@ -95,41 +95,6 @@ def test_a_caller_that_stops_early_releases_the_workers() -> None:
     out.close()  # runs the pool's cleanup: threads joined, workers closed
 
 
-def test_a_worker_is_sent_its_next_chunk_before_its_answer_is_read(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    events: list[tuple[str, int]] = []
-
-    class RecordingWorker(parse_pool._Worker):
-        def send(self, items):  # type: ignore[no-untyped-def]
-            events.append(("send", self.process.pid))
-            return super().send(items)
-
-        def receive(self):  # type: ignore[no-untyped-def]
-            events.append(("receive", self.process.pid))
-            return super().receive()
-
-    monkeypatch.setattr(parse_pool, "_Worker", RecordingWorker)
-    items = _items(200)
-    out = list(parse_pool.parallel_map(parse_item, items, workers=2, chunksize=8))
-    assert [path for path, _ in out] == [path for path, _ in items]
-    assert len({pid for _, pid in events}) == 2
-    for pid in {pid for _, pid in events}:
-        mine = [kind for kind, p in events if p == pid]
-        # the worker never idles waiting for its next chunk: it was sent before the answer was read
-        assert mine[:2] == ["send", "send"]
-        assert mine.count("send") == mine.count("receive")
-
-
-@pytest.mark.timeout(120)
-def test_chunks_larger_than_a_pipe_buffer_are_sent_ahead_without_blocking() -> None:
-    # each chunk and each answer is far over a pipe's 64 KB: with a chunk sent ahead, a worker that did not
-    # drain its input while answering would block on its output while the parent blocks on its input
-    body = "\n".join(f"    value_{j} = x * {j}  # padding padding padding padding" for j in range(2000))
-    items = [(f"pkg/big{i}.py", f"def fn_{i}(x):\n{body}\n    return x\n") for i in range(24)]
-    out = list(parse_pool.parallel_map(parse_item, items, workers=2, chunksize=4))
-    assert [path for path, _ in out] == [path for path, _ in items]
-    assert all(parsed.symbols[0].name == f"fn_{i}" for i, (_, parsed) in enumerate(out))
-
-
 def test_a_small_tree_is_parsed_in_process_and_a_large_one_by_workers(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     pools: list[int] = []
     real = parse_pool.parallel_map
