@@ -31,6 +31,7 @@ _WORKER = (
 )
 RUN_AHEAD_CHUNKS = 32  # parsed chunks waiting for the caller, at most (bounds memory)
 GC_EVERY_FRAMES = 64  # a worker's full garbage collection, between frames
+EXIT_THREAD = "trifecta-parse-exit"  # the thread that waits for the workers to exit
 
 
 def _write_frame(stream: IO[bytes], payload: bytes) -> None:
@@ -88,10 +89,14 @@ class _Worker:
         except (OSError, pickle.UnpicklingError, EOFError, ValueError):
             return None
 
-    def close(self) -> None:
+    def stop(self) -> None:
+        """End the worker's input: it exits once it has answered what it was sent."""
         with contextlib.suppress(OSError):
             if self.process.stdin is not None:
                 self.process.stdin.close()
+
+    def close(self) -> None:
+        self.stop()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -170,5 +175,14 @@ def parallel_map(
             cond.notify_all()
         for thread in threads:
             thread.join(timeout=60)
-        for worker in pool:
-            worker.close()
+        # A worker takes ~60 ms to exit (its interpreter's teardown): the caller writes and finishes its
+        # index meanwhile. Not a daemon thread, so the workers are always waited for before this process
+        # exits.
+        threading.Thread(target=_close_all, args=(pool,), name=EXIT_THREAD).start()
+
+
+def _close_all(pool: list[_Worker]) -> None:
+    for worker in pool:
+        worker.stop()  # all of them first: they exit side by side
+    for worker in pool:
+        worker.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -113,3 +115,25 @@ def test_a_small_tree_is_parsed_in_process_and_a_large_one_by_workers(monkeypatc
     assert pools == [2]
     assert [p for p, _ in out] == [p for p, _ in large]
     assert out == [parse_item(item) for item in large]
+
+
+def test_the_last_result_does_not_wait_for_the_workers_to_exit(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    closed: list[int] = []
+
+    class SlowToExit(parse_pool._Worker):  # a worker whose interpreter takes long to tear down
+        def close(self) -> None:
+            time.sleep(2.0)
+            super().close()
+            closed.append(self.process.returncode)
+
+    monkeypatch.setattr(parse_pool, "_Worker", SlowToExit)
+    items = _items(100)
+    start = time.monotonic()
+    out = list(parse_pool.parallel_map(parse_item, items, workers=2))
+    assert time.monotonic() - start < 2.0  # the caller writes its index while the workers exit
+    assert [path for path, _ in out] == [path for path, _ in items]
+    exits = [t for t in threading.enumerate() if t.name == parse_pool.EXIT_THREAD]
+    assert exits and not any(t.daemon for t in exits)  # never left running when this process ends
+    for thread in exits:
+        thread.join(timeout=30)
+    assert closed == [0, 0]  # both exited on their own once their input ended
