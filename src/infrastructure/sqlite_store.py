@@ -352,6 +352,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
         self._connection: sqlite3.Connection | None = None
+        self._verified: tuple[object, ...] | None = None  # see verify
         with contextlib.suppress(CodedError):  # raised again by the first call that needs it
             self._connection = self._open()
 
@@ -526,10 +527,28 @@ class SqliteIndex(IndexWriter, IndexReader):
     @_guard
     def verify(self) -> None:
         """`PRAGMA quick_check` (the b-trees' structure, not the FTS contents): a damaged file is set aside
-        and an empty one started (raises IndexCorrupt)."""
+        and an empty one started (raises IndexCorrupt). Skipped when this connection found the file sound
+        and nothing changed since: no commit by any connection, the same database and -wal files (inode,
+        size, mtime). The check reads the whole file: 90 ms on a 110 MB index, 5x a no-change refresh."""
+        stamp = self._verify_stamp()
+        if stamp == self._verified:
+            return
         rows = [str(r[0]) for r in self._conn.execute("PRAGMA quick_check").fetchall()]
         if rows != ["ok"]:
             raise self._damaged("quick_check: " + "; ".join(rows[:3]))
+        self._verified = stamp
+
+    def _verify_stamp(self) -> tuple[object, ...]:
+        conn = self._conn
+        files: list[tuple[int, int, int, int] | None] = []
+        for suffix in ("", "-wal"):
+            try:
+                st = os.stat(str(self.path) + suffix)
+                files.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                files.append(None)
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        return (id(conn), conn.total_changes, version, *files)
 
     def replaced(self) -> bool:
         """Whether the file at the path is no longer the one this connection opened (deleted, or replaced
@@ -545,6 +564,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         return self.rebuilt is not None
 
     def close(self) -> None:
+        self._verified = None
         if self._connection is not None:
             with contextlib.suppress(Exception):
                 self._connection.close()

@@ -520,3 +520,32 @@ def test_an_index_path_that_is_a_symlink_is_never_written_through(
     with pytest.raises(IndexUnwritable), SqliteIndex(db).writing():
         pass
     assert precious.read_text() == "my notes\n"
+
+
+def test_the_index_run_checks_the_file_again_only_after_a_change(segment: Path) -> None:
+    """quick_check reads the whole file (90 ms on the stdlib's 110 MB): a run that finds nothing changed since
+    this process last found the file sound skips it; any commit, by this connection or another, or any change
+    to the database or -wal file on disk makes the next run check again."""
+    with trifecta.open(str(segment), workers=1) as engine:
+        engine.index()  # checked: the first run of this process
+        store = engine._app.store
+        checks: list[str] = []
+        store._conn.set_trace_callback(lambda sql: checks.append(sql) if "quick_check" in sql else None)
+        engine.index()
+        engine.index()
+        assert checks == []
+        (segment / "pkg0" / "fresh.py").write_text("def fresh_function():\n    return 1\n")
+        engine.index()  # this connection wrote
+        assert len(checks) == 1
+        other = sqlite3.connect(store.path)
+        other.execute("UPDATE meta SET value = '2000-01-01T00:00:00' WHERE key = 'built_at'")
+        other.commit()
+        other.close()
+        engine.index()  # another connection committed
+        assert len(checks) == 2
+        engine.index()
+        assert len(checks) == 2
+        st = os.stat(store.path)
+        os.utime(store.path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # written behind SQLite's back
+        engine.index()
+        assert len(checks) == 3
