@@ -29,6 +29,7 @@ from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus
 from ..domain.structural_query import StructuralQuery, parse_structural
 from ..domain.subqueries import split_subqueries
 from ..domain.terms import fold, named_identifiers, query_terms, split_identifier
+from ..domain.terms import words as words_of
 from .embedding import EmbedderUnavailable, SemanticEngine
 from .engines import (
     AstPatternEngine,
@@ -697,7 +698,6 @@ def _with_semantic(route: str, weights: dict[str, float]) -> dict[str, float]:
 
 
 _WORDY_MATCHES = frozenset({"lexical", "semantic", "rewrite"})
-_WORD_RE = re.compile(r"[^\W\d]\w*")
 _PATH_LIKE = re.compile(r"(?:\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8}|(?:\./)?(?:[\w.-]+/)+[\w.-]+")
 
 
@@ -723,9 +723,9 @@ def _definitions_before_their_module(hits: list[Hit]) -> list[Hit]:
     return out
 
 
-_WINDOW_KINDS = frozenset(
-    {ChunkKind.TEXT, ChunkKind.DECLARATION}
-)  # bodies whose lines are the file's, in order
+# chunks whose body lines are the file's lines, in order (a module chunk skips its definitions)
+_WINDOW_KINDS = frozenset({ChunkKind.TEXT, ChunkKind.DECLARATION})
+MATCHING_LINE_SCAN = 400  # lines of a long declaration looked through for the matching one
 
 
 def _at_matching_lines(hits: list[Hit], query: str) -> list[Hit]:
@@ -750,8 +750,8 @@ def _matching_line(chunk: Chunk, words: set[str]) -> int:
     """The chunk's line holding the most distinct question words (a word also matches its longer forms:
     `detect` ~ `detected`), earliest on ties; 0 when that is within the preview's first lines anyway."""
     best, best_count = 0, 0
-    for offset, text in enumerate(chunk.body.splitlines()):
-        tokens = {fold(p) for w in _WORD_RE.findall(text) for p in [w, *split_identifier(w)]}
+    for offset, text in enumerate(chunk.body.splitlines()[:MATCHING_LINE_SCAN]):
+        tokens = {fold(p) for w in words_of(text) for p in [w, *split_identifier(w)]}
         count = sum(1 for w in words if w in tokens or any(t.startswith(w) for t in tokens if len(w) >= 4))
         if count > best_count:
             best, best_count = offset, count
