@@ -4,7 +4,7 @@ structural_engine.py, re-exported."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -42,6 +42,23 @@ def literals(query: str, *, code_words: bool = True) -> list[str]:
     return [m.group(0).strip() for m in _CODEISH.finditer(query) if len(m.group(0).strip()) >= 3][:4]
 
 
+_ASKING = re.compile(
+    r"\W*(?:how|where|what|which|why|when|who|whose|cómo|como|dónde|donde|qué|cuál|cuáles|por\s+qué)\b",
+    re.IGNORECASE,
+)
+
+
+def verbatim_phrase(query: str) -> str | None:
+    """A description that may be the code's own words, pasted: an error message or a log line
+    ("This Session's transaction has been rolled back"). Four words or more, not a question; the caller
+    looks it up verbatim and treats it as a pattern only when the segment holds it."""
+    text = query.strip().strip("\"'`.,;:!")
+    words = text.split()
+    if not 4 <= len(words) <= 24 or "?" in text or "¿" in text or _ASKING.match(text):
+        return None
+    return text
+
+
 class PatternEngine:
     def __init__(self, reader: IndexReader, source: FileSource | None = None) -> None:
         self._reader = reader
@@ -51,35 +68,40 @@ class PatternEngine:
         needles = [n for n in needles if n]
         if not needles:
             return []
-        lines = LineLocator(self._source)
         hits: list[Hit] = []
         for needle in needles[:4]:
-            smart_case = (
-                needle != needle.lower()
-            )  # like ripgrep: an upper-case letter makes it case-sensitive
-            for chunk in self._reader.substring_candidates([needle], limit=400):
-                line_no, line = _first_line(chunk, needle, smart_case)
-                if not line_no:
-                    continue
-                defines = line.lstrip().startswith(("def ", "class ", "async def ")) and needle in line
-                score = 2.0 if defines else 1.0
-                if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
-                    score *= 0.8
-                hits.append(
-                    Hit(
-                        chunk=chunk,
-                        score=score,
-                        match_type="pattern",
-                        line=lines.locate(chunk, line_no, line),
-                        preview=line.strip()[:300],
-                    )
-                )
+            hits += self.search_in(self._reader.substring_candidates([needle], limit=400), needle)
         best: dict[str, Hit] = {}
         for h in hits:
             if h.chunk.id not in best or h.score > best[h.chunk.id].score:
                 best[h.chunk.id] = h
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return ranked[:limit]
+
+    def search_in(self, chunks: Iterable[Chunk], needle: str) -> list[Hit]:
+        """The chunks that hold the needle, each at its first matching line; a line that defines it
+        counts double, a text window or module-level chunk less."""
+        lines = LineLocator(self._source)
+        smart_case = needle != needle.lower()  # like ripgrep: an upper-case letter makes it case-sensitive
+        hits = []
+        for chunk in chunks:
+            line_no, line = _first_line(chunk, needle, smart_case)
+            if not line_no:
+                continue
+            defines = line.lstrip().startswith(("def ", "class ", "async def ")) and needle in line
+            score = 2.0 if defines else 1.0
+            if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
+                score *= 0.8
+            hits.append(
+                Hit(
+                    chunk=chunk,
+                    score=score,
+                    match_type="pattern",
+                    line=lines.locate(chunk, line_no, line),
+                    preview=line.strip()[:300],
+                )
+            )
+        return hits
 
 
 _PATTERN_WORD = re.compile(r"(?<![$\w])[A-Za-z_]\w{2,}")

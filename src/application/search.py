@@ -40,6 +40,7 @@ from .engines import (
     compile_smart_case,
     literals,
     looks_like_code_pattern,
+    verbatim_phrase,
     looks_like_regex,
 )
 from .ports import IndexReader, InvalidCodePattern
@@ -50,6 +51,7 @@ MAX_QUERY_CHARS = 1000
 PLACE_BOOST = 1.3  # a lexical hit in a file or folder the question names
 NAMED_SYMBOL_BOOST = 3.0  # a definition the question names in full, as code (`ObservableMap.set`)
 NAMED_NAME_BOOST = 1.6  # one whose own name the question writes as code (`AxiosHeaders`, `parse_args`)
+VERBATIM_MAX_PLACES = 25  # a pasted message found in more places than this is common prose, not a pointer
 NAMED_DEFINITIONS_MAX = 3  # a name with more definitions than this does not say which one is meant
 SEGMENT_STRONG_ANCHORS = 5000  # file and folder names taken as linter anchors
 SEGMENT_WEAK_ANCHORS = 500  # symbol names
@@ -225,7 +227,15 @@ class SearchSegment:
                 "no embedder is configured for this segment, so --mode semantic cannot run"
             )
         structural_query = parse_structural(query)
+        pool = max(request.limit * 3, 30)
         needles = literals(query, code_words=route == "pattern")
+        verbatim = (
+            self._verbatim(query, pool, plan)
+            if not needles and request.mode == "auto" and route in ("semantic", "hybrid")
+            else []
+        )
+        if verbatim:
+            needles, route = [plan["verbatim"]], "pattern"
         if request.mode == "pattern" and not needles:  # asked for verbatim text: the query as written
             needles = [query]
         weights = _route_weights(route, request.mode, structural_query.has_filter, bool(needles))
@@ -243,9 +253,10 @@ class SearchSegment:
             plan["literals"] = needles
 
         timings: dict[str, float] = {}
-        results: dict[str, list[Hit]] = {}
-        pool = max(request.limit * 3, 30)
+        results: dict[str, list[Hit]] = {"pattern": verbatim} if verbatim else {}
         for engine in list(weights):
+            if engine in results:
+                continue
             t = time.perf_counter()
             if engine == "semantic":
                 found = self._semantic_hits(query, pool, plan)
@@ -392,6 +403,25 @@ class SearchSegment:
         if engine == "structural":
             return self._structural.search(structural_query, pool)
         return self._lexical(text, pool, focus)
+
+    def _verbatim(self, query: str, pool: int, plan: dict[str, Any]) -> list[Hit]:
+        """The places that hold the question verbatim (a pasted error message or log line), when it is
+        written in so few places that it points at them: then it is a pattern question, whatever its words."""
+        phrase = verbatim_phrase(query)
+        if phrase is None:
+            return []
+        # the full-text index finds the words in sequence quickly (a trigram scan of a long phrase costs
+        # 5-15 ms on a big segment); the text then says whether it is there verbatim
+        near = self._reader.search_terms([[phrase]], require_all=True, limit=VERBATIM_MAX_PLACES + 1)
+        if len(near) > VERBATIM_MAX_PLACES:
+            return []
+        found = [
+            attrs.evolve(h, match_type="verbatim")
+            for h in self._pattern.search_in((sc.chunk for sc in near), phrase)
+        ]
+        if found:
+            plan["verbatim"] = phrase
+        return sorted(found, key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))[:pool]
 
     def _named_files(self, query: str, plan: dict[str, Any]) -> list[Hit]:
         """A query that is a file's path (`pkg/mod.py`, or its tail `mod.py`) is answered by that file first:
@@ -697,7 +727,9 @@ def _with_semantic(route: str, weights: dict[str, float]) -> dict[str, float]:
     return {"semantic": 0.2, **weights}
 
 
-_WORDY_MATCHES = frozenset({"lexical", "semantic", "rewrite"})
+# found by what the question says, not by its exact code: a module chunk found so waits for its file's
+# definitions (a pasted module docstring is a description of what they do)
+_WORDY_MATCHES = frozenset({"lexical", "semantic", "rewrite", "verbatim"})
 _PATH_LIKE = re.compile(r"(?:\./)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8}|(?:\./)?(?:[\w.-]+/)+[\w.-]+")
 
 

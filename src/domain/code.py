@@ -150,6 +150,6 @@ class FileState:
 class Hit:
     chunk: Chunk
     score: float
-    match_type: str  # "lexical", "pattern", "structural", "semantic", "symbol", "hybrid"
+    match_type: str  # "lexical", "pattern", "verbatim", "structural", "semantic", "symbol", "hybrid"
     line: int = 0  # the matching line for pattern hits, 0 otherwise
     preview: str = ""

@@ -38,7 +38,10 @@ _OWNER = r"(?:[A-Za-z_]\w*'s\s+)?"  # "Node's stream.Transform": the owner is no
 _INHERIT = re.compile(
     r"\b(?:sub-?class(?:es)?|subclassing|deriv[^\W\d_]*|inherit[^\W\d_]*|extend[^\W\d_]*|hered[^\W\d_]*"
     r"|extiend[^\W\d_]*|derivan?|embed[^\W\d_]*)"  # letters only: `extend_` is a name, not the verb
-    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase))*\s+" + _OWNER + _DOTTED,
+    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase|(?-i:base|parent|abstract)))*\s+"
+    + _OWNER
+    + r"(?!(?:of|from|de|the|la|el|class|clase|(?-i:base|parent|abstract))\b)"  # "the base Pool class": Pool
+    + _DOTTED,
     re.IGNORECASE,
 )
 # "implement(s|ing) the Handler interface", "implementations of Formatter", "types that satisfy io.Reader",

@@ -279,3 +279,28 @@ def test_a_spanish_word_counts_as_its_translation_in_a_name(tmp_path: Path, quer
         eng.index()
         hits = eng.search(query).to_dict()["data"]["hits"]
     assert [h["symbol"] for h in hits[:2]] == ["compress", "store_payload"]
+
+
+def test_a_pasted_message_is_found_where_it_is_written(tmp_path: Path) -> None:
+    """A description that is the code's own words (an error message pasted without quotes) is searched as a
+    pattern when the segment holds it verbatim in a few places; the neighbours that share its words follow."""
+    (tmp_path / "ledger.py").write_text(
+        "def reconcile(ledger):\n"
+        '    """Reconcile the ledger: every transfer, pending transfer and ledger entry is checked."""\n'
+        "    for transfer in ledger.transfers:\n"
+        "        transfer.check(ledger)\n"
+        "\n\n"
+        "def close_books(ledger):\n"
+        "    if ledger.pending:\n"
+        '        raise RuntimeError("The ledger cannot be reconciled while a transfer is pending")\n'
+    )
+    with trifecta.open(tmp_path) as eng:
+        eng.index()
+        data = eng.search("The ledger cannot be reconciled while a transfer is pending").to_dict()["data"]
+        assert data["plan"]["route"] == "pattern"
+        assert data["plan"]["verbatim"] == "The ledger cannot be reconciled while a transfer is pending"
+        assert [h["symbol"] for h in data["hits"]][:2] == ["close_books", "reconcile"]
+        assert data["hits"][0]["line"] == 9
+        # a question in the same words is not a pasted message
+        asked = eng.search("how is the ledger reconciled while a transfer is pending?").to_dict()["data"]
+        assert "verbatim" not in asked["plan"] and asked["plan"]["route"] != "pattern"

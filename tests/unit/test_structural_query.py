@@ -45,6 +45,10 @@ from trifecta.domain.structural_query import base_matches, decorator_matches, pa
         ("all methods in json", {"members_of": "", "scope": ("json",)}),
         ("classmethods of tarfile.TarFile", {"decorator": "classmethod", "members_of": "TarFile"}),
         ("subclasses of the class Action", {"base": "Action", "members_of": ""}),
+        ("pool classes that inherit directly from the base Pool class", {"base": "Pool"}),
+        ("classes extending the abstract Handler", {"base": "Handler"}),
+        ("subclasses of Base", {"base": "Base"}),  # a class named Base is not the word "base"
+        ("classes that inherit from the base class", {"base": ""}),  # names no class
     ],
 )
 def test_reads_the_question(query: str, expected: dict[str, object]) -> None:
