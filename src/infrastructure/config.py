@@ -12,8 +12,13 @@ A segment's secret_patterns add to the defaults (or the user's list) and never r
 is capped at 8 MiB; workers is capped at 32 for everybody. Whatever the source but the user's, the index
 (and its -wal/-shm siblings) must resolve inside a real `.trifecta/` folder: a symlink out is a ConfigError.
 
-[index]                      TRIFECTA_DB, TRIFECTA_MAX_FILE_BYTES, TRIFECTA_WORKERS
+[index]                      TRIFECTA_DB, TRIFECTA_DB_URL, TRIFECTA_SEGMENT_ID, TRIFECTA_MAX_FILE_BYTES,
+                             TRIFECTA_WORKERS
 db_path = ".trifecta/index.db"   # relative to the segment, or absolute
+db_url = "postgresql://..."      # a shared PostgreSQL index instead of the file (user config, env, option
+                                 # only: a repository's own config cannot send its code to a server)
+segment_id = "name"              # the segment's key in a shared index (default: the folder's name);
+                                 # with db_url, searches do not refresh unless auto_refresh is set
 max_file_bytes = 1048576
 exclude = ["*.min.js"]           # gitignore syntax, on top of .gitignore/.trifectaignore
 secret_patterns = [...]          # files never indexed (default: .env*, *.pem, *.key, id_rsa*, ...)
@@ -102,6 +107,8 @@ class ConfigError(ValueError):
 class Settings:
     segment: Path
     db_path: Path
+    db_url: str = ""  # postgresql://...: the shared index (postgres_store) instead of db_path
+    segment_id: str = ""  # the segment's key in a shared index
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     exclude: tuple[str, ...] = ()
     secret_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
@@ -233,6 +240,7 @@ def load_settings(
     for key in ("exclude", "secret_patterns"):
         if key in raw:
             values[key] = _patterns(raw[key])
+    values.update(_shared_index(raw, root))
     values.update(_embedding(raw, root))
     values.update(_rewrite(raw))
     values.update(_lsp(raw))
@@ -250,9 +258,11 @@ USER_ONLY = {  # settings a segment may set only when trusted: commands, endpoin
     "rewrite_api_url",
     "rewrite_api_key_env",
     "lsp_command",
+    "db_url",  # where the code goes, as an endpoint
+    "segment_id",  # which segment of a shared index is overwritten
 }
 SECTIONS = {"embed": "embedding", "rewrite": "query_rewrite", "lsp": "lsp", "telemetry": "telemetry"}
-INDEX_KEYS = ("db_path", "max_file_bytes", "exclude", "secret_patterns", "workers")
+INDEX_KEYS = ("db_path", "db_url", "segment_id", "max_file_bytes", "exclude", "secret_patterns", "workers")
 
 
 def config_key(key: str) -> str:
@@ -466,6 +476,8 @@ def _flatten(doc: Mapping[str, Any]) -> dict[str, Any]:
 def _env_settings(env: Mapping[str, str]) -> dict[str, Any]:
     env_map = {
         "TRIFECTA_DB": "db_path",
+        "TRIFECTA_DB_URL": "db_url",
+        "TRIFECTA_SEGMENT_ID": "segment_id",
         "TRIFECTA_MAX_FILE_BYTES": "max_file_bytes",
         "TRIFECTA_WORKERS": "workers",
         "TRIFECTA_LINT": "lint",
@@ -533,6 +545,22 @@ def _embedding(raw: Mapping[str, Any], root: Path) -> dict[str, Any]:
         raise ConfigError(
             "[embedding] provider 'onnx' needs model_path: a folder holding model.onnx and tokenizer.json"
         )
+    return values
+
+
+def _shared_index(raw: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    """db_url (a postgresql:// URL) and segment_id (default: the segment folder's name). With a shared index
+    a search does not refresh it unless auto_refresh says so: an indexer (a CI job) keeps it fresh, and a
+    search machine may have no checkout at all."""
+    url = str(raw.get("db_url", "") or "").strip()
+    if not url:
+        return {}
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("[index] db_url must be a postgresql:// URL")
+    segment_id = str(raw.get("segment_id", "") or "").strip() or root.name
+    values: dict[str, Any] = {"db_url": url, "segment_id": segment_id}
+    if "auto_refresh" not in raw:
+        values["auto_refresh"] = False
     return values
 
 

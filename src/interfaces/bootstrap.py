@@ -32,6 +32,7 @@ from ..infrastructure.config import Settings, load_settings
 from ..infrastructure.file_source import LocalFileSource
 from ..infrastructure.lazy_language_server import LazyLanguageServer
 from ..infrastructure.lexicon_data import load_lexicon
+from ..infrastructure.postgres_store import PostgresIndex, PostgresRewriteCache
 from ..infrastructure.sqlite_store import SqliteIndex
 from ..infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
 from ..infrastructure.treesitter_parser import language_specs
@@ -44,7 +45,7 @@ def utc_now() -> str:
 @attrs.define(kw_only=True)
 class App:
     settings: Settings
-    store: SqliteIndex
+    store: SqliteIndex | PostgresIndex
     source: LocalFileSource
     parser: SourceParser
     policy: BudgetPolicy
@@ -105,7 +106,7 @@ def build_embedder(settings: Settings, env: Mapping[str, str] | None = None) -> 
 
 
 def build_rewrite_flow(
-    settings: Settings, reader: SqliteIndex, env: Mapping[str, str] | None = None
+    settings: Settings, reader: SqliteIndex | PostgresIndex, env: Mapping[str, str] | None = None
 ) -> tuple[RewriteFlow, list[Callable[[], None]]]:
     """The query-rewrite flow over the configured chat API, with its cache in the index file, and what
     closes them. Built even when [query_rewrite] is disabled, so `--rewrite` can force one; nothing
@@ -125,9 +126,20 @@ def build_rewrite_flow(
         api_key=env.get(key_env, "") if key_env else "",
         api_key_env=key_env,
     )
-    cache = SqliteRewriteCache(settings.db_path)
+    cache: SqliteRewriteCache | PostgresRewriteCache
+    if isinstance(reader, PostgresIndex):
+        cache = PostgresRewriteCache(reader)
+    else:
+        cache = SqliteRewriteCache(settings.db_path)
     flow = RewriteFlow(rewriter=rewriter, reader=reader, cache=cache, auto=settings.rewrite_enabled)
     return flow, [rewriter.close, cache.close]
+
+
+def open_store(settings: Settings) -> SqliteIndex | PostgresIndex:
+    """The index: the segment's SQLite file, or its segment of the shared PostgreSQL index (db_url)."""
+    if settings.db_url:
+        return PostgresIndex(settings.db_url, settings.segment_id)
+    return SqliteIndex(settings.db_path)
 
 
 def bootstrap(
@@ -142,7 +154,7 @@ def bootstrap(
         watch=settings.watch_files,
     )
     parser = SourceParser(workers=settings.workers)
-    store = SqliteIndex(settings.db_path)
+    store = open_store(settings)
     policy = BudgetPolicy(
         max_bytes_total=settings.max_bytes_total,
         max_snippet_bytes=settings.max_snippet_bytes,

@@ -1,0 +1,961 @@
+"""The index in PostgreSQL: many segments (repositories) in one database, written by IndexWriter, read by
+IndexReader, for teams that share one index (`[index] db_url = "postgresql://..."`).
+
+Schema (version in `trifecta_meta.schema_version`, migrated forward in one transaction under an advisory
+lock; a database from a newer trifecta is refused, never misread):
+
+    trifecta_meta(key, value)                         schema_version
+    trifecta_segments(id, name UNIQUE, built_at, generation)   generation: bumped by every write
+    trifecta_files(segment_id, id, path, size, mtime_ns, sha256, language, n_lines, parse_error)
+                                                      UNIQUE (segment_id, path)
+    trifecta_symbols(segment_id, id, file_id, name, qualname, kind, ... the SQLite store's columns)
+    trifecta_chunks(segment_id, id, chunk_id, file_id, path, start_line, end_line, kind, language, symbol,
+                    name, signature, doc, body, tsv tsvector, n_tokens)   UNIQUE (segment_id, chunk_id)
+        GIN (tsv): weighted full text, name A, qualname and signature B, doc C, body and path D
+        GIN (body gin_trgm_ops): substring and regex prefilter (pg_trgm; without it look-ups scan)
+    trifecta_rewrite_cache(segment_id, query, model, vocabulary_version, terms, focus, created_at)
+    trifecta_embeddings(segment_id, chunk_id, text_sha, model, dim, vec float4[])  (pgvector not needed)
+
+Every table is keyed by segment id first, so Citus can distribute them all by it (docs/scaling.md).
+
+Text is split here as SQLite's FTS5 splits it (runs of letters, digits and '_', lower-cased, accents
+removed, identifiers expanded by the domain), then stemmed with the server's `english_stem` dictionary
+(stop words are kept, as FTS5's porter keeps them), and stored as a weighted tsvector. Queries go through
+the same steps, so a word matches in both stores alike. Ranking is BM25-shaped: per query word, its
+inverse document frequency in the segment times `ts_rank` with the field weights, over a length norm.
+
+Writes: one transaction per batch of whole files (never half a file); one writer per segment through a
+session advisory lock (a second gets INDEX_LOCKED); writers of different segments never wait for each
+other. Readers see the last commit (MVCC). A query is never SQL text: every value is a parameter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import itertools
+import json
+import math
+import re
+import threading
+import time
+import unicodedata
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NoReturn, TypeVar
+
+from ..application.ports import (
+    CodedError,
+    FileUpdate,
+    IndexReader,
+    IndexStats,
+    IndexWriter,
+    ScoredChunk,
+    StoredFile,
+)
+from ..application.rewrite import RewriteCache, RewriteKey
+from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
+from ..domain.contract import ErrorCode
+from ..domain.rewrite_policy import RewrittenQuery, parse_focus
+from .sqlite_store import COMMON_WORDS_FROM_CHUNKS, MAX_PAIR_CLAUSES, IndexLocked, _json_list, _path_words
+
+SCHEMA_VERSION = 2
+# ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
+RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
+CONNECT_TIMEOUT_SECONDS = 10
+MAX_TOKEN_CHARS = 200  # longer "words" (base64, minified code) are not indexed as words
+MAX_POSITIONS = 256  # PostgreSQL keeps at most this many positions per lexeme
+_LOCK_CLASS = 0x7472  # advisory lock namespace ("tr"); the second key is the segment id
+_SCHEMA_LOCK = 0x7472_0000  # held while the schema is created or migrated
+M = TypeVar("M", bound=Callable[..., Any])
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 0 -> 1: the index
+    """
+    CREATE TABLE IF NOT EXISTS trifecta_segments(
+        id SERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, built_at TEXT NOT NULL DEFAULT '',
+        generation BIGINT NOT NULL DEFAULT 0);
+    CREATE TABLE IF NOT EXISTS trifecta_files(
+        segment_id INTEGER NOT NULL, id BIGSERIAL, path TEXT NOT NULL, size BIGINT NOT NULL,
+        mtime_ns BIGINT NOT NULL, sha256 TEXT NOT NULL, language TEXT NOT NULL, n_lines INTEGER NOT NULL,
+        parse_error TEXT NOT NULL, PRIMARY KEY (segment_id, id), UNIQUE (segment_id, path));
+    CREATE TABLE IF NOT EXISTS trifecta_symbols(
+        segment_id INTEGER NOT NULL, id BIGSERIAL, file_id BIGINT NOT NULL, name TEXT NOT NULL,
+        qualname TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        def_line INTEGER NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL, decorators TEXT NOT NULL,
+        bases TEXT NOT NULL, params TEXT NOT NULL, is_async BOOLEAN NOT NULL, parent TEXT NOT NULL,
+        depth INTEGER NOT NULL, exported BOOLEAN NOT NULL, PRIMARY KEY (segment_id, id));
+    CREATE INDEX IF NOT EXISTS trifecta_symbols_file ON trifecta_symbols(segment_id, file_id);
+    CREATE INDEX IF NOT EXISTS trifecta_symbols_name ON trifecta_symbols(segment_id, name);
+    CREATE INDEX IF NOT EXISTS trifecta_symbols_qualname
+        ON trifecta_symbols(segment_id, qualname text_pattern_ops);
+    CREATE TABLE IF NOT EXISTS trifecta_chunks(
+        segment_id INTEGER NOT NULL, id BIGSERIAL, chunk_id TEXT NOT NULL, file_id BIGINT NOT NULL,
+        path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, kind TEXT NOT NULL,
+        language TEXT NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL,
+        doc TEXT NOT NULL, body TEXT NOT NULL, tsv TSVECTOR NOT NULL, n_tokens INTEGER NOT NULL,
+        PRIMARY KEY (segment_id, id), UNIQUE (segment_id, chunk_id));
+    CREATE INDEX IF NOT EXISTS trifecta_chunks_file ON trifecta_chunks(segment_id, file_id);
+    CREATE INDEX IF NOT EXISTS trifecta_chunks_tsv ON trifecta_chunks USING GIN (tsv);
+    """,
+    # 1 -> 2: the rewrite cache and vectors (float4[]: no pgvector needed)
+    """
+    CREATE TABLE IF NOT EXISTS trifecta_rewrite_cache(
+        segment_id INTEGER NOT NULL, query TEXT NOT NULL, model TEXT NOT NULL,
+        vocabulary_version TEXT NOT NULL, terms TEXT NOT NULL, focus TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (segment_id, query, model, vocabulary_version));
+    CREATE TABLE IF NOT EXISTS trifecta_embeddings(
+        segment_id INTEGER NOT NULL, chunk_id TEXT NOT NULL, text_sha TEXT NOT NULL, model TEXT NOT NULL,
+        dim INTEGER NOT NULL, vec REAL[] NOT NULL, PRIMARY KEY (segment_id, chunk_id));
+    """,
+)
+_TRIGRAM_INDEX = (
+    "CREATE INDEX IF NOT EXISTS trifecta_chunks_trgm ON trifecta_chunks USING GIN (body gin_trgm_ops)"
+)
+
+_CHUNK_COLS = (
+    "c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.symbol, c.name, c.signature, "
+    "c.doc, c.body"
+)
+_SYMBOL_COLS = (
+    "s.name, s.qualname, s.kind, s.start_line, s.end_line, s.def_line, s.signature, s.docstring, "
+    "s.decorators, s.bases, s.params, s.is_async, s.parent, s.depth, s.exported"
+)
+_WORD = re.compile(r"\w+")
+_WORDY = re.compile(r"\w")
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+class IndexUnavailable(CodedError):
+    """The PostgreSQL server cannot be reached or refuses us (down, wrong URL, wrong credentials, a schema
+    from a newer trifecta). The message names the URL without its password."""
+
+    code = ErrorCode.INDEX_UNWRITABLE
+
+    def __init__(self, message: str, *, url: str, reason: str = "unavailable") -> None:
+        super().__init__(message, data={"reason": reason, "url": url})
+        self.reason = reason
+
+
+def redact(url: str) -> str:
+    """The URL without its password (`postgresql://u:***@host/db`); query parameters other than the password
+    are kept."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "postgresql://(unparsable URL)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        if ":" in user:
+            user = user.split(":", 1)[0] + ":***"
+        netloc = f"{user}@{host}"
+    query = "&".join(
+        f"{k}=***" if k == "password" else f"{k}={v}"
+        for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def _tokens(text: str) -> list[str]:
+    """FTS5 unicode61 with '_' kept: runs of word characters, lower-cased, accents removed."""
+    if not text.isascii():
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return [t for t in _WORD.findall(text.lower()) if len(t) <= MAX_TOKEN_CHARS]
+
+
+def connect(url: str, *, autocommit: bool = True) -> Any:
+    """A psycopg connection; a server that is down, a wrong URL or wrong credentials -> IndexUnavailable."""
+    import psycopg
+
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    except psycopg.Error as exc:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise IndexUnavailable(
+            f"cannot connect to the index database {redact(url)}: {detail.replace(url, redact(url))}",
+            url=redact(url),
+        ) from None
+    except ValueError as exc:  # a malformed URL
+        raise IndexUnavailable(
+            f"the index database URL {redact(url)} is not valid: {exc}", url=redact(url)
+        ) from None
+
+
+def migrate(conn: Any, *, target: int = SCHEMA_VERSION) -> tuple[int, list[str]]:
+    """Bring the schema to `target` in one transaction, under an advisory lock (several processes may
+    open a new database at once). Returns the version found before and the features that fell back."""
+    fallbacks: list[str] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS trifecta_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = conn.execute("SELECT value FROM trifecta_meta WHERE key='schema_version'").fetchone()
+        found = int(row[0]) if row else 0
+        if found > SCHEMA_VERSION:
+            raise ValueError(f"schema version {found}, this trifecta reads {SCHEMA_VERSION}")
+        for step in range(found, target):
+            conn.execute(_MIGRATIONS[step])
+        if target > found:
+            conn.execute(
+                "INSERT INTO trifecta_meta(key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(target),),
+            )
+    # pg_trgm is optional: without it (or without the right to create it) substring look-ups scan
+    try:
+        with conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            conn.execute(_TRIGRAM_INDEX)
+    except Exception:
+        fallbacks.append("pg_trgm: substring and regex look-ups scan every chunk of the segment")
+    if not _has_extension(conn, "vector"):
+        fallbacks.append("pgvector: vectors are stored as float4[] and compared in this process")
+    return found, fallbacks
+
+
+def _has_extension(conn: Any, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_extension WHERE extname = %s", (name,)).fetchone() is not None
+
+
+def _guard(method: M) -> M:
+    """A store method whose connection failures become IndexUnavailable (naming the URL, no password)."""
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def generator(self: PostgresIndex, *args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from method(self, *args, **kwargs)
+            except Exception as exc:
+                self._raise_named(exc)
+
+        return generator  # type: ignore[return-value]
+
+    @functools.wraps(method)
+    def inner(self: PostgresIndex, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            self._raise_named(exc)
+
+    return inner  # type: ignore[return-value]
+
+
+def _chunk(row: Sequence[Any]) -> Chunk:
+    return Chunk(
+        id=row[0],
+        path=row[1],
+        start_line=row[2],
+        end_line=row[3],
+        kind=ChunkKind(row[4]),
+        language=row[5],
+        symbol=row[6],
+        name=row[7],
+        signature=row[8],
+        doc=row[9],
+        body=row[10],
+    )
+
+
+def _symbol(row: Sequence[Any]) -> Symbol:
+    return Symbol(
+        name=row[0],
+        qualname=row[1],
+        kind=SymbolKind(row[2]),
+        start_line=row[3],
+        end_line=row[4],
+        def_line=row[5],
+        signature=row[6],
+        docstring=row[7],
+        decorators=tuple(json.loads(row[8])),
+        bases=tuple(json.loads(row[9])),
+        params=tuple(json.loads(row[10])),
+        is_async=bool(row[11]),
+        parent=row[12],
+        depth=row[13],
+        exported=bool(row[14]),
+    )
+
+
+def _text(value: str) -> str:
+    """Text as PostgreSQL stores it: it has no NUL character."""
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def _like(needle: str) -> str:
+    """A needle as an ILIKE pattern that matches at least what it contains ('\\' escaped; '%' and '_' stay
+    wildcards, so callers verify, as with the SQLite store)."""
+    return "%" + needle.replace("\\", "\\\\") + "%"
+
+
+class Stemmer:
+    """Words -> lexemes through the server's english_stem dictionary, cached for the process. A stop word
+    (an empty answer) is kept as it is, as FTS5's porter tokenizer keeps it."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def learn(self, conn: Any, words: Iterable[str]) -> None:
+        unknown = [w for w in set(words) if w not in self._cache]
+        if not unknown:
+            return
+        rows = conn.execute(
+            "SELECT w, ts_lexize('english_stem', w) FROM unnest(%s::text[]) AS w", (unknown,)
+        ).fetchall()
+        with self._lock:
+            for word, lexemes in rows:
+                self._cache[word] = lexemes[0] if lexemes else word
+
+    def lexeme(self, word: str) -> str:
+        return self._cache[word]
+
+
+_STEMMER = Stemmer()
+
+
+def _fields(ch: Chunk) -> list[tuple[str, str]]:
+    """(weight, text) of a chunk's searchable fields (search_fields filled), as the SQLite store's columns."""
+    name, qualname, signature, doc, body_parts = ch.search_fields
+    body = f"{ch.body}\n{body_parts}" if body_parts else ch.body
+    return [
+        ("A", name),
+        ("B", qualname),
+        ("B", signature),
+        ("C", doc),
+        ("D", body),
+        ("D", _path_words(ch.path)),
+    ]
+
+
+def tsvector_text(fields: Sequence[tuple[str, list[str]]], stem: Callable[[str], str]) -> tuple[str, int]:
+    """A tsvector literal (`'lex':1A,2A 'other':3D`) of weighted token lists, and the token count. Tokens
+    are word characters only, so they need no quoting beyond the surrounding quotes."""
+    positions: dict[str, list[str]] = {}
+    pos = 0
+    for weight, tokens in fields:
+        for token in tokens:
+            pos += 1
+            slots = positions.setdefault(stem(token), [])
+            if len(slots) < MAX_POSITIONS:
+                slots.append(f"{min(pos, 16383)}{weight}")
+    return " ".join(f"'{lex}':{','.join(p)}" for lex, p in positions.items()), pos
+
+
+def _tsquery_term(term: str, stem: Callable[[str], str], weights: str = "") -> str | None:
+    """One query term as tsquery text: a lexeme, or a phrase of lexemes (`'a' <-> 'b'`) for a term of
+    several words, as FTS5 reads a quoted string; None when it holds no word."""
+    lexemes = [f"'{stem(t)}'{':' + weights if weights else ''}" for t in _tokens(term)]
+    if not lexemes:
+        return None
+    return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
+
+
+class PostgresIndex(IndexWriter, IndexReader):
+    """One segment of a shared PostgreSQL index. The facade's store surface (writing, verify, replaced,
+    reopen, rebuilt, read_only, path) is kept so the Engine treats it as it treats the SQLite file."""
+
+    def __init__(self, url: str, segment: str) -> None:
+        if not segment:
+            raise ValueError("a segment id is needed")
+        self.url = url
+        self.segment = segment
+        self.path = f"{redact(url)} (segment {segment})"  # what messages name
+        self.read_only = False
+        self.rebuilt: dict[str, str] | None = None
+        self.fallbacks: list[str] = []
+        self._segment_id: int | None = None
+        self._connection: Any = None
+        self._lock_depth = 0
+        self._generation = -1
+        self._df_cache: dict[str, int] = {}
+        self._states_cache: dict[str, FileState] | None = None
+        self._counts_cache: tuple[int, int, int, int, str, float] | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+    @property
+    def _conn(self) -> Any:
+        if self._connection is None or self._connection.closed:
+            conn = connect(self.url)
+            try:
+                _, self.fallbacks = migrate(conn)
+                self._segment_id = self._ensure_segment(conn)
+            except ValueError as exc:
+                conn.close()
+                raise IndexUnavailable(
+                    f"the index database {redact(self.url)} was written by a newer trifecta ({exc}); "
+                    "upgrade trifecta to read it",
+                    url=redact(self.url),
+                    reason="schema",
+                ) from None
+            except BaseException:
+                conn.close()
+                raise
+            self._connection = conn
+            self._forget()
+            self._generation = -1
+        return self._connection
+
+    def _ensure_segment(self, conn: Any) -> int:
+        row = conn.execute(
+            "INSERT INTO trifecta_segments(name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id",
+            (self.segment,),
+        ).fetchone()
+        if row is None:
+            row = conn.execute("SELECT id FROM trifecta_segments WHERE name=%s", (self.segment,)).fetchone()
+        return int(row[0])
+
+    @property
+    def _sid(self) -> int:
+        self._conn  # noqa: B018 - opens the connection, which learns the segment id
+        assert self._segment_id is not None
+        return self._segment_id
+
+    def _raise_named(self, exc: Exception) -> NoReturn:
+        import psycopg
+
+        if isinstance(exc, psycopg.OperationalError) or (
+            isinstance(exc, psycopg.Error) and self._connection is not None and self._connection.closed
+        ):
+            self.close()
+            raise IndexUnavailable(
+                f"the index database {redact(self.url)} failed: {str(exc).strip() or type(exc).__name__}; "
+                "nothing half-written was committed",
+                url=redact(self.url),
+            ) from exc
+        raise exc
+
+    def verify(self) -> None:
+        """Nothing to check here: the server keeps its own files whole (WAL, checksums when enabled)."""
+
+    def replaced(self) -> bool:
+        return False
+
+    def reopen(self) -> None:
+        self.close()
+
+    def rebuild_needed(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
+            self._lock_depth = 0
+
+    @contextlib.contextmanager
+    def writing(self, wait_seconds: float = 0.0) -> Iterator[None]:
+        """Hold this segment's writer lock (a session advisory lock, re-entrant); raises IndexLocked when
+        another writer keeps it past `wait_seconds`. A writer that dies releases it with its connection."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        sid = self._sid
+        deadline = time.monotonic() + wait_seconds
+        while not self._try_lock(sid):
+            if time.monotonic() >= deadline:
+                raise IndexLocked(
+                    f"another trifecta process is indexing segment {self.segment!r} in {redact(self.url)}; "
+                    "wait for it to finish and retry",
+                    data={"path": self.path},
+                )
+            time.sleep(0.1)
+        self._lock_depth = 1
+        try:
+            yield
+        finally:
+            self._lock_depth = 0
+            if self._connection is not None and not self._connection.closed:
+                with contextlib.suppress(Exception):
+                    self._connection.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, sid))
+
+    @_guard
+    def _try_lock(self, sid: int) -> bool:
+        return bool(
+            self._conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (_LOCK_CLASS, sid)).fetchone()[0]
+        )
+
+    def _forget(self) -> None:
+        self._df_cache.clear()
+        self._states_cache = None
+        self._counts_cache = None
+
+    def _fresh(self) -> None:
+        """Drop the caches when any connection committed a write to this segment since they were filled."""
+        row = self._conn.execute(
+            "SELECT generation FROM trifecta_segments WHERE id=%s", (self._sid,)
+        ).fetchone()
+        generation = int(row[0]) if row else -1
+        if generation != self._generation:
+            self._generation = generation
+            self._forget()
+
+    # ---------------------------------------------------------------- writing
+    @_guard
+    def file_states(self) -> dict[str, FileState]:
+        self._fresh()
+        if self._states_cache is None:
+            self._states_cache = {
+                r[0]: FileState(path=r[0], size=r[1], mtime_ns=r[2], sha256=r[3])
+                for r in self._conn.execute(
+                    "SELECT path, size, mtime_ns, sha256 FROM trifecta_files WHERE segment_id=%s",
+                    (self._sid,),
+                )
+            }
+        return self._states_cache
+
+    @_guard
+    def apply(
+        self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
+    ) -> None:
+        conn, sid = self._conn, self._sid
+        prepared = [self._prepare(up) for up in updates]  # tokens and stems before the transaction opens
+        try:
+            with conn.transaction():
+                gone = [*deleted, *(up.state.path for up in updates)]
+                if gone:
+                    self._remove(gone)
+                    conn.execute(
+                        "DELETE FROM trifecta_files WHERE segment_id=%s AND path = ANY(%s)",
+                        (sid, list(deleted)),
+                    )
+                with conn.cursor() as cur:
+                    if touched:
+                        cur.executemany(
+                            "UPDATE trifecta_files SET size=%s, mtime_ns=%s WHERE segment_id=%s AND path=%s",
+                            [(st.size, st.mtime_ns, sid, st.path) for st in touched],
+                        )
+                for up, rows in zip(updates, prepared, strict=True):
+                    self._write_file(up, rows)
+                conn.execute("UPDATE trifecta_segments SET generation = generation + 1 WHERE id=%s", (sid,))
+        finally:
+            self._forget()
+
+    def _remove(self, paths: Sequence[str]) -> None:
+        conn, sid = self._conn, self._sid
+        ids = "SELECT id FROM trifecta_files WHERE segment_id=%s AND path = ANY(%s)"
+        for table in ("trifecta_chunks", "trifecta_symbols"):
+            conn.execute(
+                f"DELETE FROM {table} WHERE segment_id=%s AND file_id IN ({ids})", (sid, sid, list(paths))
+            )
+
+    def _prepare(self, up: FileUpdate) -> list[tuple[Any, ...]]:
+        """The chunk rows of a file, tsvector and token count included (tokenized and stemmed here)."""
+        chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in up.parsed.chunks]
+        tokenized = [[(w, _tokens(text)) for w, text in _fields(ch)] for ch in chunks]
+        _STEMMER.learn(self._conn, (t for fields in tokenized for _, tokens in fields for t in tokens))
+        rows = []
+        for ch, fields in zip(chunks, tokenized, strict=True):
+            tsv, n_tokens = tsvector_text(fields, _STEMMER.lexeme)
+            rows.append(
+                (
+                    ch.id, ch.path, ch.start_line, ch.end_line, ch.kind.value, ch.language, ch.symbol,
+                    ch.name, _text(ch.signature), _text(ch.doc), _text(ch.body), tsv, n_tokens,
+                )
+            )  # fmt: skip
+        return rows
+
+    def _write_file(self, up: FileUpdate, chunk_rows: list[tuple[Any, ...]]) -> None:
+        conn, sid = self._conn, self._sid
+        st, parsed = up.state, up.parsed
+        file_id = conn.execute(
+            "INSERT INTO trifecta_files(segment_id, path, size, mtime_ns, sha256, language, n_lines, parse_error) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (segment_id, path) DO UPDATE SET size=excluded.size, "
+            "mtime_ns=excluded.mtime_ns, sha256=excluded.sha256, language=excluded.language, "
+            "n_lines=excluded.n_lines, parse_error=excluded.parse_error RETURNING id",
+            (sid, st.path, st.size, st.mtime_ns, st.sha256, parsed.language, up.n_lines, parsed.error),
+        ).fetchone()[0]
+        with conn.cursor() as cur:
+            if parsed.symbols:
+                with cur.copy(
+                    "COPY trifecta_symbols(segment_id, file_id, name, qualname, kind, start_line, end_line, "
+                    "def_line, signature, docstring, decorators, bases, params, is_async, parent, depth, exported) "
+                    "FROM STDIN"
+                ) as copy:
+                    for s in parsed.symbols:
+                        copy.write_row(
+                            (
+                                sid, file_id, s.name, s.qualname, s.kind.value, s.start_line, s.end_line,
+                                s.def_line, _text(s.signature), _text(s.docstring), _json_list(s.decorators),
+                                _json_list(s.bases), _json_list(s.params), s.is_async, s.parent, s.depth,
+                                s.exported,
+                            )
+                        )  # fmt: skip
+            if chunk_rows:
+                with cur.copy(
+                    "COPY trifecta_chunks(segment_id, file_id, chunk_id, path, start_line, end_line, kind, "
+                    "language, symbol, name, signature, doc, body, tsv, n_tokens) FROM STDIN"
+                ) as copy:
+                    for row in chunk_rows:
+                        copy.write_row((sid, file_id, *row))
+
+    # The trigram index is shared by every segment and PostgreSQL maintains it row by row at a fair cost:
+    # it is never dropped for one segment's bulk load.
+    def substring_index_ready(self) -> bool:
+        return True
+
+    def suspend_substring_index(self) -> None:
+        pass
+
+    def build_substring_index(self) -> None:
+        pass
+
+    @_guard
+    def has_completed_run(self) -> bool:
+        row = self._conn.execute(
+            "SELECT built_at FROM trifecta_segments WHERE id=%s", (self._sid,)
+        ).fetchone()
+        return bool(row and row[0])
+
+    @_guard
+    def finish_run(self, built_at: str) -> None:
+        self._conn.execute(
+            "UPDATE trifecta_segments SET built_at=%s, generation = generation + 1 WHERE id=%s",
+            (built_at, self._sid),
+        )
+        self._forget()
+
+    # ---------------------------------------------------------------- reading
+    def _counts(self, *, check: bool = True) -> tuple[int, int, int, int, str, float]:
+        """Files, files with parse errors, symbols, chunks, when built, mean tokens per chunk: cached
+        until this segment's data changes (`check`: ask the server whether it did)."""
+        if check:
+            self._fresh()
+        if self._counts_cache is None:
+            c, sid = self._conn, self._sid
+            files, errors = c.execute(
+                "SELECT count(*), count(*) FILTER (WHERE parse_error != '') FROM trifecta_files "
+                "WHERE segment_id=%s",
+                (sid,),
+            ).fetchone()
+            chunks, mean = c.execute(
+                "SELECT count(*), coalesce(avg(n_tokens), 1) FROM trifecta_chunks WHERE segment_id=%s", (sid,)
+            ).fetchone()
+            symbols = c.execute(
+                "SELECT count(*) FROM trifecta_symbols WHERE segment_id=%s", (sid,)
+            ).fetchone()[0]
+            built = c.execute("SELECT built_at FROM trifecta_segments WHERE id=%s", (sid,)).fetchone()
+            self._counts_cache = (
+                files,
+                errors,
+                symbols,
+                chunks,
+                built[0] if built else "",
+                float(mean) or 1.0,
+            )
+        return self._counts_cache
+
+    @_guard
+    def stats(self) -> IndexStats:
+        files, errors, symbols, chunks, built_at, _ = self._counts()
+        size = 0  # the segment's share of a shared database is not worth a scan per call
+        return IndexStats(
+            files=files, symbols=symbols, chunks=chunks, built_at=built_at, parse_errors=errors, db_bytes=size
+        )
+
+    def _stem(self, words: Iterable[str]) -> Callable[[str], str]:
+        _STEMMER.learn(self._conn, words)
+        return _STEMMER.lexeme
+
+    @_guard
+    def search_terms(
+        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+    ) -> list[ScoredChunk]:
+        stem = self._stem(t for group in groups for term in group for t in _tokens(term))
+        clauses: list[list[str]] = []  # per query word, its alternatives as tsquery terms
+        for group in groups:
+            alts = [q for q in dict.fromkeys(_tsquery_term(t, stem) for t in group) if q]
+            if alts:
+                clauses.append(alts)
+        if not clauses:
+            return []
+        texts = [" | ".join(alts) for alts in clauses]
+        n_chunks = self._counts()[3]
+        if not require_all and len(texts) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
+            # as the SQLite store: a word in a quarter of the chunks or more is left out of an any-word query
+            rare = [i for i, t in enumerate(texts) if self._doc_frequency(t) <= n_chunks / 4]
+            if rare:
+                clauses = [clauses[i] for i in rare]
+                texts = [texts[i] for i in rare]
+        # FTS5's bm25 scores each phrase of the expression (every alternative of every word) on its own
+        scoring = [(p, self._idf(p, n_chunks)) for p in dict.fromkeys(p for alts in clauses for p in alts)]
+        if require_all or len(texts) == 1:
+            joined = " & " if require_all else " | "
+            return self._ranked(joined.join(f"({t})" for t in texts), scoring, limit)
+        # Any word, in tiers as the SQLite store: first the chunks that name one of two words (name,
+        # signature, docstring: weights A-C), or that hold two of three or more; then any chunk holding one.
+        if len(texts) == 2:
+            named = [_tsquery_term(t, stem, "ABC") for c in groups for t in c]
+            first = " | ".join(q for q in dict.fromkeys(named) if q)
+        else:
+            pairs = itertools.combinations(texts[:MAX_PAIR_CLAUSES], 2)
+            first = " | ".join(f"(({a}) & ({b}))" for a, b in pairs)
+        found: list[ScoredChunk] = []
+        seen: set[str] = set()
+        for expr in (first, " | ".join(f"({t})" for t in texts)):
+            found += [sc for sc in self._ranked(expr, scoring, limit) if sc.chunk.id not in seen]
+            if len(found) >= limit:
+                break
+            seen = {sc.chunk.id for sc in found}
+        return found[:limit]
+
+    def _idf(self, text: str, n_chunks: int) -> float:
+        """FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+        df = self._doc_frequency(text)
+        idf = math.log((n_chunks - df + 0.5) / (df + 0.5)) if n_chunks else 0.0
+        return idf if idf > 0 else 1e-6
+
+    def _doc_frequency(self, text: str) -> int:
+        """Chunks matching a tsquery; cached until the data changes (callers `_fresh` first)."""
+        if text not in self._df_cache:
+            self._df_cache[text] = self._conn.execute(
+                "SELECT count(*) FROM trifecta_chunks WHERE segment_id=%s AND tsv @@ %s::tsquery",
+                (self._sid, text),
+            ).fetchone()[0]
+        return self._df_cache[text]
+
+    def _ranked(self, expr: str, scoring: Sequence[tuple[str, float]], limit: int) -> list[ScoredChunk]:
+        """Chunks matching `expr`, ranked by FTS5's bm25 (k1 1.2, b 0.75) over the weighted frequency of each
+        phrase: for a single word, ts_rank_cd without normalization is the sum of its occurrences' weights
+        (RANK_WEIGHTS are the field weights / 10, as ts_rank_cd takes weights up to 1)."""
+        mean = self._counts(check=False)[5]
+        rows = self._conn.execute(
+            f"SELECT {_CHUNK_COLS}, s.score FROM ("
+            "SELECT c.id, (SELECT sum(p.idf * r.f * %s / (r.f + %s * (1 - %s + %s * c.n_tokens / %s))) "
+            "FROM unnest(%s::tsquery[], %s::float8[]) AS p(q, idf), "
+            f"LATERAL (SELECT 10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, p.q, 0) AS f OFFSET 0) AS r) AS score "
+            "FROM trifecta_chunks c WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery "
+            "ORDER BY score DESC, c.id LIMIT %s) AS s "
+            "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.score DESC, s.id",
+            (
+                BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean,
+                [text for text, _ in scoring], [idf for _, idf in scoring],
+                self._sid, expr, limit, self._sid,
+            ),
+        ).fetchall()  # fmt: skip
+        return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
+
+    @_guard
+    def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
+        needles = [n.replace("\x00", "") for n in needles if n]
+        if not needles:
+            return []
+        where = " AND ".join("c.body ILIKE %s" for _ in needles)
+        rows = self._conn.execute(
+            f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s AND {where} "
+            "ORDER BY c.path, c.start_line LIMIT %s",
+            (self._sid, *map(_like, needles), limit),
+        )
+        return [_chunk(r) for r in rows]
+
+    @_guard
+    def iter_chunks(self, paths: Iterable[str] | None = None) -> Iterator[Chunk]:
+        if paths is None:
+            rows = self._conn.execute(
+                f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s ORDER BY c.id",
+                (self._sid,),
+            ).fetchall()
+            yield from map(_chunk, rows)
+            return
+        for path in paths:
+            rows = self._conn.execute(
+                f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s AND c.path=%s "
+                "ORDER BY c.start_line",
+                (self._sid, path),
+            ).fetchall()
+            yield from map(_chunk, rows)
+
+    @_guard
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        row = self._conn.execute(
+            f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s AND c.chunk_id=%s",
+            (self._sid, chunk_id),
+        ).fetchone()
+        return _chunk(row) if row else None
+
+    @_guard
+    def file(self, path: str) -> StoredFile | None:
+        row = self._conn.execute(
+            "SELECT path, language, n_lines, parse_error, sha256 FROM trifecta_files "
+            "WHERE segment_id=%s AND path=%s",
+            (self._sid, path),
+        ).fetchone()
+        return (
+            StoredFile(path=row[0], language=row[1], n_lines=row[2], parse_error=row[3], sha256=row[4])
+            if row
+            else None
+        )
+
+    @_guard
+    def files(self) -> list[StoredFile]:
+        return [
+            StoredFile(path=r[0], language=r[1], n_lines=r[2], parse_error=r[3], sha256=r[4])
+            for r in self._conn.execute(
+                "SELECT path, language, n_lines, parse_error, sha256 FROM trifecta_files WHERE segment_id=%s "
+                'ORDER BY path COLLATE "C"',
+                (self._sid,),
+            )
+        ]
+
+    def _symbol_rows(self, where: str, params: Sequence[object], tail: str = "") -> list[tuple[str, Symbol]]:
+        rows = self._conn.execute(
+            f"SELECT f.path, {_SYMBOL_COLS} FROM trifecta_symbols s JOIN trifecta_files f "
+            "ON f.segment_id = s.segment_id AND f.id = s.file_id "
+            f'WHERE s.segment_id=%s AND {where} ORDER BY f.path COLLATE "C", s.start_line{tail}',
+            (self._sid, *params),
+        ).fetchall()
+        return [(r[0], _symbol(r[1:])) for r in rows]
+
+    @_guard
+    def symbols(self, path: str) -> list[Symbol]:
+        rows = self._conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM trifecta_symbols s JOIN trifecta_files f "
+            "ON f.segment_id = s.segment_id AND f.id = s.file_id "
+            "WHERE s.segment_id=%s AND f.path=%s ORDER BY s.start_line, s.depth",
+            (self._sid, path),
+        ).fetchall()
+        return [_symbol(r) for r in rows]
+
+    @_guard
+    def find_symbols(
+        self, *, name: str | None = None, qualname: str | None = None
+    ) -> list[tuple[str, Symbol]]:
+        if qualname is not None:
+            return self._symbol_rows("s.qualname=%s", (qualname,))
+        return self._symbol_rows("s.name=%s", (name,))
+
+    @_guard
+    def all_symbols(self) -> Iterator[tuple[str, Symbol]]:
+        yield from self._symbol_rows("TRUE", ())
+
+    @_guard
+    def structural_candidates(
+        self,
+        *,
+        bases: Sequence[str] = (),
+        decorator: str = "",
+        is_async: bool = False,
+        parent: str = "",
+        path_words: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        exported: bool | None = None,
+        signature: str = "",
+        limit: int = 2000,
+    ) -> list[tuple[str, Symbol]]:
+        where: list[str] = []
+        params: list[object] = []
+        if bases:
+            where.append("(" + " OR ".join("s.bases ILIKE %s" for _ in bases) + ")")
+            params.extend(map(_like, bases))
+        if parent:
+            where.append("s.qualname LIKE %s")
+            params.append(parent.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%")
+        if path_words:
+            where.append("(" + " OR ".join("f.path ILIKE %s" for _ in path_words) + ")")
+            params.extend(map(_like, path_words))
+        if decorator:
+            where.append("s.decorators ILIKE %s")
+            params.append(_like(decorator.lstrip("*")))
+        if is_async:
+            where.append("s.is_async")
+        if signature:
+            where.append("s.signature ILIKE %s")
+            params.append(_like(signature))
+        if kinds:
+            where.append("s.kind = ANY(%s)")
+            params.append(list(kinds))
+        if not where:
+            return []
+        if exported is not None:
+            where.append("s.exported = %s")
+            params.append(exported)
+        return self._symbol_rows(" AND ".join(where), params, f" LIMIT {int(limit)}")
+
+    @_guard
+    def containing_chunk(self, path: str, line: int) -> Chunk | None:
+        row = self._conn.execute(
+            f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s AND c.path=%s "
+            "AND c.start_line<=%s AND c.end_line>=%s AND c.kind != 'module' "
+            "ORDER BY c.end_line - c.start_line, c.id LIMIT 1",
+            (self._sid, path, line, line),
+        ).fetchone()
+        return _chunk(row) if row else None
+
+    @_guard
+    def vocabulary(self, limit: int) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT name FROM trifecta_symbols WHERE segment_id=%s AND depth <= 1 GROUP BY name "
+            'ORDER BY count(*) DESC, name COLLATE "C" LIMIT %s',
+            (self._sid, limit),
+        )
+        return [r[0] for r in rows]
+
+    @_guard
+    def segments(self) -> list[str]:
+        """Every segment in this database that finished a run, by name."""
+        rows = self._conn.execute("SELECT name FROM trifecta_segments WHERE built_at != '' ORDER BY name")
+        return [r[0] for r in rows]
+
+
+class PostgresRewriteCache(RewriteCache):
+    """The rewrite cache (application.rewrite.RewriteCache) of one segment of a shared index, beside its
+    tables; the newest MAX_ROWS rows per segment are kept. Errors are misses for the caller."""
+
+    def __init__(self, store: PostgresIndex, *, max_rows: int = 5000) -> None:
+        self._store = store
+        self.max_rows = max_rows
+
+    def get(self, key: RewriteKey) -> RewrittenQuery | None:
+        store = self._store
+        row = store._conn.execute(
+            "SELECT terms, focus FROM trifecta_rewrite_cache WHERE segment_id=%s AND query=%s AND model=%s "
+            "AND vocabulary_version=%s",
+            (store._sid, key.query, key.model, key.vocabulary_version),
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            terms = json.loads(row[0])
+        except ValueError:
+            return None
+        if not isinstance(terms, list) or not terms or not all(isinstance(t, str) and t for t in terms):
+            return None
+        return RewrittenQuery(terms=tuple(terms), focus=parse_focus(row[1]))
+
+    def put(self, key: RewriteKey, rewrite: RewrittenQuery) -> None:
+        store = self._store
+        conn, sid = store._conn, store._sid
+        with conn.transaction():
+            conn.execute(
+                "INSERT INTO trifecta_rewrite_cache(segment_id, query, model, vocabulary_version, terms, focus, "
+                "created_at) VALUES (%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (segment_id, query, model, "
+                "vocabulary_version) DO UPDATE SET terms=excluded.terms, focus=excluded.focus, "
+                "created_at=excluded.created_at",
+                (
+                    sid,
+                    _text(key.query),
+                    key.model,
+                    key.vocabulary_version,
+                    json.dumps(list(rewrite.terms), ensure_ascii=False),
+                    rewrite.focus.value,
+                    time.time(),
+                ),
+            )
+            conn.execute(
+                "DELETE FROM trifecta_rewrite_cache WHERE segment_id=%s AND created_at < (SELECT created_at "
+                "FROM trifecta_rewrite_cache WHERE segment_id=%s ORDER BY created_at DESC OFFSET %s LIMIT 1)",
+                (sid, sid, self.max_rows - 1),
+            )
+
+    def close(self) -> None:
+        """The connection is the store's, closed with it."""
