@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from ..domain.code import FileState
+from ..domain.code import FileState, ParsedFile
 from ..domain.contract import ErrorCode
 from ..domain.secrets import secret_kind
 from .embedding import EmbedReport
@@ -30,6 +30,10 @@ _SCAN_REASONS = {
 # A run that writes this many files drops the substring accelerator and rebuilds it once at the end
 # (or leaves it for later): maintaining a trigram index row by row costs more than the parse itself.
 BULK_FILES = 200
+# A file skipped for its content (a NUL byte: binary) is stored as a FileState whose sha256 is this prefix
+# and the reason: the next run leaves it unread until its size or mtime changes (the store keeps it apart
+# from the indexed files: no chunk, no symbol, not listed).
+SKIPPED_PREFIX = "skipped:"
 
 
 @attrs.frozen(kw_only=True)
@@ -129,6 +133,11 @@ class IndexSegment:
         deleted = sorted(set(indexed) - present)
         to_check = [f for f in candidates if _stat_changed(stored.get(f.path), f)]
         unchanged = len(candidates) - len(to_check)
+        checking = {f.path for f in to_check}
+        for path, state in stored.items():  # skipped before and unchanged since: counted, not read again
+            if state.sha256.startswith(SKIPPED_PREFIX) and path in present and path not in checking:
+                skipped[state.sha256.removeprefix(SKIPPED_PREFIX)] += 1
+                unchanged -= 1
         known_secret = [f for f in to_check if self._secret_stats.get(f.path) == (f.size, f.mtime_ns)]
         if known_secret:
             skipped["secret"] += len(known_secret)
@@ -140,6 +149,8 @@ class IndexSegment:
         # are parsed and written. Content-identical files only get their stat data refreshed.
         touched: list[FileState] = []
         states: dict[str, tuple[FileState, int]] = {}
+        # skipped for their content: stored, so that the next run skips them unread
+        remembered: list[FileUpdate] = []
 
         def changed_texts() -> Iterator[tuple[str, str]]:
             nonlocal unchanged
@@ -154,6 +165,7 @@ class IndexSegment:
                     continue
                 if b"\x00" in data[:BINARY_SNIFF]:
                     skipped["binary"] += 1
+                    remembered.append(_skipped_update(f, "binary"))
                     continue
                 text = data.decode("utf-8", errors="replace")
                 if secret_kind(text, path=f.path) is not None:  # no chunk, no symbol: search never shows it
@@ -195,11 +207,11 @@ class IndexSegment:
                 batch = []
                 last_commit = time.monotonic()
                 report(done, total, path)
-        if batch or touched or secret_removed:
+        if batch or touched or secret_removed or remembered:
             bulk = bulk or self._suspend_substring_index_for(done)
-            self._writer.apply(batch, secret_removed, touched)
+            self._writer.apply(batch + remembered, secret_removed, touched)
         deleted += secret_removed
-        if done or deleted or touched or request.full or not self._writer.has_completed_run():
+        if done or deleted or touched or remembered or request.full or not self._writer.has_completed_run():
             self._writer.finish_run(self._clock())  # a no-change refresh writes nothing
         searchable = time.perf_counter() - started
         report(total, total, "done")
@@ -231,6 +243,12 @@ class IndexSegment:
             self._writer.suspend_substring_index()
             return True
         return False
+
+
+def _skipped_update(f: SourceFile, reason: str) -> FileUpdate:
+    """The record of a file skipped for `reason`: its stat data, no content."""
+    state = FileState(path=f.path, size=f.size, mtime_ns=f.mtime_ns, sha256=SKIPPED_PREFIX + reason)
+    return FileUpdate(state=state, parsed=ParsedFile(language=""), n_lines=0)
 
 
 def _stat_changed(old: FileState | None, new: SourceFile) -> bool:

@@ -9,12 +9,16 @@ SqliteIndex for what is never thrown away):
             decorators, bases, params, is_async, parent, depth, exported)        -- lists as JSON
     chunks(rowid, id UNIQUE, file_id, path, start_line, end_line, kind, language, symbol, name,
            signature, doc, body)
+    skipped_files(path PRIMARY KEY, size, mtime_ns, reason)  files skipped for their content (binary): not
+                read again until their stat changes (added after schema 7 was set: made when first needed)
     chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
                 text is identifier-expanded (`parseHTTPHeader parse http header`); ranked by bm25 with
                 field weights name > qualname, signature > doc > body > path
     chunks_tri  FTS5(body) trigram, detail=none, external content = chunks: substring look-ups (LIKE).
                 An accelerator, built after the main pass of a large run (`meta.substring_index` = 'ready'
-                once built); until then substring look-ups scan `chunks` with LIKE, same answers, slower.
+                once built, 'suspended' until then); substring look-ups scan `chunks` with LIKE meanwhile,
+                same answers, slower. Below SUBSTRING_INDEX_MIN_CHARS of chunk text it is never built
+                ('scan'): there a scan costs a few ms and building it would cost more than the parse.
 
 WAL journal; every batch of files is one transaction, so a run killed at any moment leaves the last
 committed, consistent index. Extension loading is never needed.
@@ -36,6 +40,7 @@ from json.encoder import encode_basestring_ascii as _encode_json_string
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from ..application.index_segment import SKIPPED_PREFIX
 from ..application.ports import (
     CodedError,
     FileUpdate,
@@ -63,7 +68,17 @@ BUSY_TIMEOUT_SECONDS = 5.0
 CORRUPT_SUFFIX = ".corrupt"  # a damaged index is kept beside the new one as index.db.corrupt
 M = TypeVar("M", bound=Callable[..., Any])
 NAMED_COLUMNS = ("name", "qualname", "signature", "doc")  # where a chunk says what it is
+# Below this much chunk text (characters) substring look-ups scan `chunks` instead of a trigram index: on
+# rxjs (0.8 MB) a scan costs 1-3 ms a look-up, and building the index 55 ms, a third of the parse.
+SUBSTRING_INDEX_MIN_CHARS = 1_000_000
+# Rows this connection may write after a quick_check before the next index run checks the file again (see
+# verify): a one-file refresh writes tens to hundreds, a large run tens of thousands.
+VERIFY_AFTER_CHANGES = 20_000
 
+_SKIPPED_TABLE = (
+    "CREATE TABLE IF NOT EXISTS skipped_files("
+    "path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, reason TEXT NOT NULL);"
+)
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
@@ -83,13 +98,14 @@ CREATE TABLE IF NOT EXISTS chunks(
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, kind TEXT NOT NULL, language TEXT NOT NULL,
     symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+{_SKIPPED_TABLE}
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, qualname, signature, doc, body, path, content = '',
     tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(
     body, content = 'chunks', content_rowid = 'rowid', tokenize = 'trigram', detail = 'none');
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
-INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'ready');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'scan');
 """
 
 _CHUNK_COLS = (
@@ -353,6 +369,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._cache_version = -1
         self._connection: sqlite3.Connection | None = None
         self._verified: tuple[object, ...] | None = None  # see verify
+        self._changes_since_check = 0  # rows this connection wrote since the file was last checked
         with contextlib.suppress(CodedError):  # raised again by the first call that needs it
             self._connection = self._open()
 
@@ -527,9 +544,12 @@ class SqliteIndex(IndexWriter, IndexReader):
     @_guard
     def verify(self) -> None:
         """`PRAGMA quick_check` (the b-trees' structure, not the FTS contents): a damaged file is set aside
-        and an empty one started (raises IndexCorrupt). Skipped when this connection found the file sound
-        and nothing changed since: no commit by any connection, the same database and -wal files (inode,
-        size, mtime). The check reads the whole file: 90 ms on a 110 MB index, 5x a no-change refresh."""
+        and an empty one started (raises IndexCorrupt). The check reads the whole file (90 ms on a 110 MB
+        index, more than a one-file refresh), so it is skipped when this connection found the file sound and
+        nothing but this connection's own committed transactions changed it since: no commit by any other
+        connection, no change to the database or -wal file on disk between them (see `_transaction`), and
+        fewer than VERIFY_AFTER_CHANGES rows written. A new process, a run that was interrupted, a write
+        by anyone else and a large run all check."""
         stamp = self._verify_stamp()
         if stamp == self._verified:
             return
@@ -537,6 +557,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         if rows != ["ok"]:
             raise self._damaged("quick_check: " + "; ".join(rows[:3]))
         self._verified = stamp
+        self._changes_since_check = 0
 
     def _verify_stamp(self) -> tuple[object, ...]:
         conn = self._conn
@@ -636,16 +657,24 @@ class SqliteIndex(IndexWriter, IndexReader):
         has already rolled back after some failures (a full disk), so ROLLBACK only what is still open."""
         c = self._conn
         c.execute("BEGIN IMMEDIATE")
+        # Under the write lock nobody else commits: if the file is as it was when last found sound, what
+        # this transaction commits keeps it so (SQLite wrote it), and verify need not read it all again.
+        sound = self._verified is not None and self._verify_stamp() == self._verified
+        before = c.total_changes
         try:
             yield c
             c.execute("COMMIT")
         except BaseException:
+            self._verified = None  # an interrupted write: the next run checks the file
             if c.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     c.execute("ROLLBACK")
             raise
         finally:
             self._forget()
+        self._changes_since_check += c.total_changes - before
+        if sound and self._changes_since_check < VERIFY_AFTER_CHANGES:
+            self._verified = self._verify_stamp()
 
     def _forget(self) -> None:
         """Drop what is cached of the data: after this connection writes (`PRAGMA data_version` only
@@ -661,11 +690,23 @@ class SqliteIndex(IndexWriter, IndexReader):
         must not modify the dict."""
         self._fresh_caches()
         if self._states_cache is None:
-            self._states_cache = {
+            states = {
                 row[0]: FileState(path=row[0], size=row[1], mtime_ns=row[2], sha256=row[3])
                 for row in self._conn.execute("SELECT path, size, mtime_ns, sha256 FROM files")
             }
+            if self._has_skipped_table():
+                for path, size, mtime_ns, reason in self._conn.execute(
+                    "SELECT path, size, mtime_ns, reason FROM skipped_files"
+                ):
+                    states[path] = FileState(
+                        path=path, size=size, mtime_ns=mtime_ns, sha256=SKIPPED_PREFIX + reason
+                    )
+            self._states_cache = states
         return self._states_cache
+
+    def _has_skipped_table(self) -> bool:
+        sql = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='skipped_files'"
+        return self._conn.execute(sql).fetchone() is not None
 
     def _remove(self, file_id: int) -> None:
         c = self._conn
@@ -693,15 +734,36 @@ class SqliteIndex(IndexWriter, IndexReader):
     ) -> None:
         with self._transaction() as c:
             self._substring_ready = self._read_substring_state() == "ready"
-            for path in deleted:
+            skipped = [up.state for up in updates if up.state.sha256.startswith(SKIPPED_PREFIX)]
+            if skipped:
+                c.execute(_SKIPPED_TABLE)  # an index made before the table was added gets it now
+            has_skipped = bool(skipped) or self._has_skipped_table()
+            for path in [*deleted, *(st.path for st in skipped)]:
                 row = c.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
                 if row:
                     self._remove(row[0])
                     c.execute("DELETE FROM files WHERE id=?", (row[0],))
+            if has_skipped:  # deleted, or readable now (a skipped one is written again below)
+                c.executemany(
+                    "DELETE FROM skipped_files WHERE path=?",
+                    [(p,) for p in itertools.chain(deleted, (up.state.path for up in updates))],
+                )
+            if skipped:
+                c.executemany(
+                    "INSERT INTO skipped_files(path, size, mtime_ns, reason) VALUES (?,?,?,?)",
+                    [
+                        (st.path, st.size, st.mtime_ns, st.sha256.removeprefix(SKIPPED_PREFIX))
+                        for st in skipped
+                    ],
+                )
             for st in touched:
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (st.size, st.mtime_ns, st.path))
             for up in updates:
-                self._write_file(up)
+                if not up.state.sha256.startswith(SKIPPED_PREFIX):
+                    self._write_file(up)
+            if updates and self._read_substring_state() == "scan" and not self._small_for_trigrams():
+                # grown past the size a scan serves well: the next explicit run builds the accelerator
+                self._set_substring_state("suspended")
 
     def _write_file(self, up: FileUpdate) -> None:
         c = self._conn
@@ -758,27 +820,50 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     # ---------------------------------------------------------------- substring accelerator
     def _read_substring_state(self) -> str:
+        """'ready' (built and maintained), 'suspended' (dropped for a bulk load, to be built) or 'scan' (a
+        small segment: never built)."""
         row = self._conn.execute("SELECT value FROM meta WHERE key='substring_index'").fetchone()
         return str(row[0]) if row else "ready"
 
+    def _set_substring_state(self, state: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', ?)", (state,))
+
+    def _small_for_trigrams(self) -> bool:
+        """Whether the chunks hold too little text for the trigram index to pay (reads every body: run it
+        only where the answer is cheap, or once before a build that reads them all anyway)."""
+        row = self._conn.execute(
+            "SELECT 1 FROM (SELECT sum(length(body)) AS n FROM chunks) WHERE n >= ?",
+            (SUBSTRING_INDEX_MIN_CHARS,),
+        ).fetchone()
+        return row is None
+
     @_guard
     def substring_index_ready(self) -> bool:
-        return self._read_substring_state() == "ready"
+        """Built, or not needed (a small segment scans)."""
+        return self._read_substring_state() != "suspended"
 
     @_guard
     def suspend_substring_index(self) -> None:
         """Empty the trigram table and stop maintaining it: a bulk load then skips its cost, and
-        look-ups scan until `build_substring_index` runs. One transaction, so never half-dropped."""
+        look-ups scan until `build_substring_index` runs. One transaction, so never half-dropped. A small
+        segment's ('scan') has nothing to drop: a load that makes it large marks it suspended (`apply`)."""
         with self._transaction() as c:
+            if self._read_substring_state() == "scan":
+                return
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('delete-all')")
-            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'suspended')")
+            self._set_substring_state("suspended")
 
     @_guard
     def build_substring_index(self) -> None:
-        """Rebuild the trigram table from `chunks` in one transaction (a killed build leaves it suspended)."""
+        """Rebuild the trigram table from `chunks` in one transaction (a killed build leaves it suspended);
+        a segment below SUBSTRING_INDEX_MIN_CHARS gets none and scans ('scan')."""
         with self._transaction() as c:
+            if self._small_for_trigrams():
+                c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('delete-all')")
+                self._set_substring_state("scan")
+                return
             c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
-            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('substring_index', 'ready')")
+            self._set_substring_state("ready")
 
     @_guard
     def has_completed_run(self) -> bool:
@@ -789,8 +874,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         """Mark the run complete; raises IndexReplaced when the file is no longer the one written to."""
         if self.replaced():
             raise IndexReplaced(self.path)
-        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
-        self._forget()
+        with self._transaction() as c:
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
 
     # ---------------------------------------------------------------- reading
     def _counts(self) -> tuple[int, int, int, int, str]:
@@ -895,7 +980,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         needles = [n for n in needles if n]
         if not needles:
             return []
-        long = [n for n in needles if len(n) >= 3] if self.substring_index_ready() else []
+        long = [n for n in needles if len(n) >= 3] if self._read_substring_state() == "ready" else []
         table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if long else "chunks c"
         column = "t.body" if long else "c.body"
         where = " AND ".join(f"{column} LIKE ?" for _ in needles)

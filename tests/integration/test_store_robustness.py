@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 import trifecta
+from trifecta.infrastructure import sqlite_store
 from trifecta.infrastructure.sqlite_store import FIELD_WEIGHTS, IndexUnwritable, SqliteIndex
 
 _SCRIPT = Path(sys.executable).parent / "trifecta"
@@ -522,10 +523,13 @@ def test_an_index_path_that_is_a_symlink_is_never_written_through(
     assert precious.read_text() == "my notes\n"
 
 
-def test_the_index_run_checks_the_file_again_only_after_a_change(segment: Path) -> None:
-    """quick_check reads the whole file (90 ms on the stdlib's 110 MB): a run that finds nothing changed since
-    this process last found the file sound skips it; any commit, by this connection or another, or any change
-    to the database or -wal file on disk makes the next run check again."""
+def test_the_index_run_checks_the_file_again_only_after_a_change(
+    segment: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """quick_check reads the whole file (90 ms on the stdlib's 110 MB): a run skips it when nothing but this
+    connection's own small commits changed the file since this process last found it sound; a commit by
+    another connection, a change to the database or -wal file behind SQLite's back, an interrupted write or
+    a large run makes the next run check again."""
     with trifecta.open(str(segment), workers=1) as engine:
         engine.index()  # checked: the first run of this process
         store = engine._app.store
@@ -535,17 +539,36 @@ def test_the_index_run_checks_the_file_again_only_after_a_change(segment: Path) 
         engine.index()
         assert checks == []
         (segment / "pkg0" / "fresh.py").write_text("def fresh_function():\n    return 1\n")
-        engine.index()  # this connection wrote
-        assert len(checks) == 1
+        assert engine.index().files_indexed == 1  # this connection wrote one file: no check
+        assert checks == []
+        assert engine.search("fresh_function").to_dict()["data"]["hits"]
         other = sqlite3.connect(store.path)
         other.execute("UPDATE meta SET value = '2000-01-01T00:00:00' WHERE key = 'built_at'")
         other.commit()
         other.close()
         engine.index()  # another connection committed
-        assert len(checks) == 2
+        assert len(checks) == 1
         engine.index()
-        assert len(checks) == 2
+        assert len(checks) == 1
+        (segment / "pkg0" / "fresh.py").write_text("def fresher_function():\n    return 2\n")
         st = os.stat(store.path)
         os.utime(store.path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # written behind SQLite's back
-        engine.index()
+        assert engine.index().files_indexed == 1  # and this connection's write after it does not hide it
+        assert len(checks) == 2
+        monkeypatch.setattr(sqlite_store, "VERIFY_AFTER_CHANGES", 5)  # a large run checks
+        (segment / "pkg0" / "fresh.py").write_text("def freshest_function():\n    return 3\n")
+        assert engine.index().files_indexed == 1
         assert len(checks) == 3
+
+
+def test_an_interrupted_write_makes_the_next_run_check_the_file(segment: Path) -> None:
+    with trifecta.open(str(segment), workers=1) as engine:
+        engine.index()
+        store = engine._app.store
+        checks: list[str] = []
+        store._conn.set_trace_callback(lambda sql: checks.append(sql) if "quick_check" in sql else None)
+        with pytest.raises(KeyboardInterrupt), store._transaction() as conn:
+            conn.execute("UPDATE meta SET value = 'x' WHERE key = 'built_at'")
+            raise KeyboardInterrupt
+        engine.index()
+        assert len(checks) == 1

@@ -1,5 +1,6 @@
 """The trigram accelerator is dropped for bulk loads and rebuilt once; look-ups give the same answers
-whether it is built or not, and a refresh that writes nothing leaves the database untouched."""
+whether it is built or not, and a refresh that writes nothing leaves the database untouched. A small segment
+never builds it (its look-ups scan), until it grows past SUBSTRING_INDEX_MIN_CHARS."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import trifecta
 from trifecta.application.index_segment import BULK_FILES
+from trifecta.infrastructure import sqlite_store
 
 
 @pytest.fixture()
@@ -23,6 +25,12 @@ def bulk_repo(tmp_path: Path) -> Path:
             f"class Widget{i}:\n    def render(self):\n        return '<div id=w{i}>'\n"
         )
     return root
+
+
+@pytest.fixture()
+def accelerated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The accelerator for any size of segment (the test trees are far below the real threshold)."""
+    monkeypatch.setattr(sqlite_store, "SUBSTRING_INDEX_MIN_CHARS", 1)
 
 
 def _state(db: Path) -> str:
@@ -41,6 +49,7 @@ def _pattern_hits(engine: trifecta.Engine, query: str) -> list[tuple[str, int]]:
     return sorted((h["path"], h["line"]) for h in data["hits"])
 
 
+@pytest.mark.usefixtures("accelerated")
 def test_explicit_bulk_index_builds_the_accelerator_once(bulk_repo: Path) -> None:
     with trifecta.open(bulk_repo) as engine:
         report = engine.index()
@@ -53,6 +62,7 @@ def test_explicit_bulk_index_builds_the_accelerator_once(bulk_repo: Path) -> Non
         assert _pattern_hits(engine, "X-Token-17'") == [("pkg/mod_017.py", 2)]
 
 
+@pytest.mark.usefixtures("accelerated")
 def test_implicit_build_defers_the_accelerator_and_answers_the_same(bulk_repo: Path) -> None:
     with trifecta.open(bulk_repo) as engine:
         db = Path(engine.db_path)
@@ -74,6 +84,7 @@ def test_implicit_build_defers_the_accelerator_and_answers_the_same(bulk_repo: P
         assert _pattern_hits(engine, "<div id=w20>") == scanned
 
 
+@pytest.mark.usefixtures("accelerated")
 def test_small_changes_keep_a_built_accelerator_current(bulk_repo: Path) -> None:
     with trifecta.open(bulk_repo) as engine:
         engine.index()
@@ -102,6 +113,7 @@ def test_a_refresh_with_no_change_writes_nothing(bulk_repo: Path) -> None:
             assert conn.execute("SELECT value FROM meta WHERE key='built_at'").fetchone()[0] == before
 
 
+@pytest.mark.usefixtures("accelerated")
 def test_progress_reports_the_files_then_the_accelerator(bulk_repo: Path) -> None:
     calls: list[tuple[int, int, str]] = []
     with trifecta.open(bulk_repo) as engine:
@@ -115,3 +127,46 @@ def test_progress_reports_the_files_then_the_accelerator(bulk_repo: Path) -> Non
         "substring index: building the trigram accelerator",
         "substring index: built",
     ]
+
+
+PATTERN_QUERIES = ("X-Token-2", "<div id=w20>", "X-Token-17'", "def render(self)", "zz")
+
+
+def test_a_small_segment_scans_instead_of_building_the_accelerator_with_the_same_answers(
+    bulk_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with trifecta.open(bulk_repo) as engine:
+        report = engine.index()
+        db = Path(engine.db_path)
+        assert report.substring_index_seconds == 0
+        assert _state(db) == "scan" and _trigram_rows(db) == 0
+        scanned = {q: _pattern_hits(engine, q) for q in PATTERN_QUERIES}
+    assert scanned["X-Token-17'"] == [("pkg/mod_017.py", 2)] and len(scanned["X-Token-2"]) == 21
+    monkeypatch.setattr(sqlite_store, "SUBSTRING_INDEX_MIN_CHARS", 1)
+    with trifecta.open(bulk_repo) as engine:
+        assert engine.index(full=True).substring_index_seconds > 0
+        assert _state(db) == "ready" and _trigram_rows(db) > 0
+        assert {q: _pattern_hits(engine, q) for q in PATTERN_QUERIES} == scanned
+
+
+def test_a_small_segment_that_grows_past_the_threshold_gets_the_accelerator(
+    bulk_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with trifecta.open(bulk_repo) as engine:
+        engine.index()
+        db = Path(engine.db_path)
+        assert _state(db) == "scan"
+        with sqlite3.connect(db) as conn:
+            text = conn.execute("SELECT sum(length(body)) FROM chunks").fetchone()[0]
+        monkeypatch.setattr(sqlite_store, "SUBSTRING_INDEX_MIN_CHARS", text + 1000)
+        (bulk_repo / "pkg" / "small.py").write_text("SMALL = 'still below'\n")
+        engine.index()
+        assert _state(db) == "scan"  # a write that stays below it keeps scanning
+        (bulk_repo / "pkg" / "grown.py").write_text("GROWN = 'zebra_crossing_42'\n" + "# padding\n" * 200)
+        engine.search("zebra_crossing_42", mode="pattern")  # an implicit refresh marks it, builds nothing
+        assert _state(db) == "suspended" and _trigram_rows(db) == 0
+        assert _pattern_hits(engine, "zebra_crossing_4") == [("pkg/grown.py", 1)]
+        report = engine.index()  # an explicit run builds it
+        assert report.substring_index_seconds > 0
+        assert _state(db) == "ready" and _trigram_rows(db) > 0
+        assert _pattern_hits(engine, "zebra_crossing_4") == [("pkg/grown.py", 1)]
