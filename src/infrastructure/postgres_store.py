@@ -6,8 +6,9 @@ lock; a database from a newer trifecta is refused, never misread):
 
     trifecta_meta(key, value)                         schema_version
     trifecta_segments(id, name UNIQUE, built_at, generation)   generation: bumped by every write
-    trifecta_files(segment_id, id, path, size, mtime_ns, sha256, language, n_lines, parse_error)
-                                                      UNIQUE (segment_id, path)
+    trifecta_files(segment_id, id, path, size, mtime_ns, sha256, language, n_lines, parse_error, content)
+                                                      UNIQUE (segment_id, path); content: the file's text
+    trifecta_skipped_files(segment_id, path, size, mtime_ns, reason)   skipped for their content (binary)
     trifecta_symbols(segment_id, id, file_id, name, qualname, kind, ... the SQLite store's columns)
     trifecta_chunks(segment_id, id, chunk_id, file_id, path, start_line, end_line, kind, language, symbol,
                     name, signature, doc, body, tsv tsvector, n_tokens)   UNIQUE (segment_id, chunk_id)
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import inspect
 import itertools
 import json
@@ -47,11 +49,15 @@ from typing import Any, NoReturn, TypeVar
 
 from ..application.ports import (
     CodedError,
+    FileSource,
     FileUpdate,
     IndexReader,
     IndexStats,
     IndexWriter,
+    OutsideSegment,
+    Scan,
     ScoredChunk,
+    SourceFile,
     StoredFile,
 )
 from ..application.rewrite import RewriteCache, RewriteKey
@@ -60,13 +66,14 @@ from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
 from .sqlite_store import COMMON_WORDS_FROM_CHUNKS, MAX_PAIR_CLAUSES, IndexLocked, _json_list, _path_words
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
 CONNECT_TIMEOUT_SECONDS = 10
 MAX_TOKEN_CHARS = 200  # longer "words" (base64, minified code) are not indexed as words
 MAX_POSITIONS = 256  # PostgreSQL keeps at most this many positions per lexeme
+SKIPPED_PREFIX = "skipped:"  # a FileUpdate's sha256 for a file skipped for its content (index_segment)
 _LOCK_CLASS = 0x7472  # advisory lock namespace ("tr"); the second key is the segment id
 _SCHEMA_LOCK = 0x7472_0000  # held while the schema is created or migrated
 M = TypeVar("M", bound=Callable[..., Any])
@@ -109,6 +116,14 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE IF NOT EXISTS trifecta_embeddings(
         segment_id INTEGER NOT NULL, chunk_id TEXT NOT NULL, text_sha TEXT NOT NULL, model TEXT NOT NULL,
         dim INTEGER NOT NULL, vec REAL[] NOT NULL, PRIMARY KEY (segment_id, chunk_id));
+    """,
+    # 2 -> 3: each file's text, so a search machine answers `ctx get` / `ast snippet` without a checkout;
+    # files skipped for their content (binary), not read again until their stat changes
+    """
+    ALTER TABLE trifecta_files ADD COLUMN IF NOT EXISTS content TEXT;
+    CREATE TABLE IF NOT EXISTS trifecta_skipped_files(
+        segment_id INTEGER NOT NULL, path TEXT NOT NULL, size BIGINT NOT NULL, mtime_ns BIGINT NOT NULL,
+        reason TEXT NOT NULL, PRIMARY KEY (segment_id, path));
     """,
 )
 _TRIGRAM_INDEX = (
@@ -360,7 +375,8 @@ class PostgresIndex(IndexWriter, IndexReader):
     """One segment of a shared PostgreSQL index. The facade's store surface (writing, verify, replaced,
     reopen, rebuilt, read_only, path) is kept so the Engine treats it as it treats the SQLite file."""
 
-    def __init__(self, url: str, segment: str) -> None:
+    def __init__(self, url: str, segment: str, *, source: FileSource | None = None) -> None:
+        """`source`: where the writer reads each written file's text from, to store it (None: not stored)."""
         if not segment:
             raise ValueError("a segment id is needed")
         self.url = url
@@ -369,6 +385,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         self.read_only = False
         self.rebuilt: dict[str, str] | None = None
         self.fallbacks: list[str] = []
+        self._source = source
         self._segment_id: int | None = None
         self._connection: Any = None
         self._lock_depth = 0
@@ -508,8 +525,9 @@ class PostgresIndex(IndexWriter, IndexReader):
             self._states_cache = {
                 r[0]: FileState(path=r[0], size=r[1], mtime_ns=r[2], sha256=r[3])
                 for r in self._conn.execute(
-                    "SELECT path, size, mtime_ns, sha256 FROM trifecta_files WHERE segment_id=%s",
-                    (self._sid,),
+                    "SELECT path, size, mtime_ns, sha256 FROM trifecta_files WHERE segment_id=%s UNION ALL "
+                    "SELECT path, size, mtime_ns, %s || reason FROM trifecta_skipped_files WHERE segment_id=%s",
+                    (self._sid, SKIPPED_PREFIX, self._sid),
                 )
             }
         return self._states_cache
@@ -519,23 +537,38 @@ class PostgresIndex(IndexWriter, IndexReader):
         self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
     ) -> None:
         conn, sid = self._conn, self._sid
-        prepared = [self._prepare(up) for up in updates]  # tokens and stems before the transaction opens
+        skipped = [up.state for up in updates if up.state.sha256.startswith(SKIPPED_PREFIX)]
+        written = [up for up in updates if not up.state.sha256.startswith(SKIPPED_PREFIX)]
+        prepared = [self._prepare(up) for up in written]  # tokens and stems before the transaction opens
         try:
             with conn.transaction():
-                gone = [*deleted, *(up.state.path for up in updates)]
-                if gone:
-                    self._remove(gone)
+                paths = [up.state.path for up in updates]
+                if deleted or paths:
+                    self._remove([*deleted, *paths])
                     conn.execute(
                         "DELETE FROM trifecta_files WHERE segment_id=%s AND path = ANY(%s)",
-                        (sid, list(deleted)),
+                        (sid, [*deleted, *(st.path for st in skipped)]),
+                    )
+                    conn.execute(
+                        "DELETE FROM trifecta_skipped_files WHERE segment_id=%s AND path = ANY(%s)",
+                        (sid, [*deleted, *paths]),
                     )
                 with conn.cursor() as cur:
+                    if skipped:
+                        cur.executemany(
+                            "INSERT INTO trifecta_skipped_files(segment_id, path, size, mtime_ns, reason) "
+                            "VALUES (%s, %s, %s, %s, %s)",
+                            [
+                                (sid, st.path, st.size, st.mtime_ns, st.sha256.removeprefix(SKIPPED_PREFIX))
+                                for st in skipped
+                            ],
+                        )
                     if touched:
                         cur.executemany(
                             "UPDATE trifecta_files SET size=%s, mtime_ns=%s WHERE segment_id=%s AND path=%s",
                             [(st.size, st.mtime_ns, sid, st.path) for st in touched],
                         )
-                for up, rows in zip(updates, prepared, strict=True):
+                for up, rows in zip(written, prepared, strict=True):
                     self._write_file(up, rows)
                 conn.execute("UPDATE trifecta_segments SET generation = generation + 1 WHERE id=%s", (sid,))
         finally:
@@ -565,16 +598,31 @@ class PostgresIndex(IndexWriter, IndexReader):
             )  # fmt: skip
         return rows
 
+    def _content(self, state: FileState) -> str | None:
+        """The text of a written file as the indexer hashed it, or None (no source, or it changed since)."""
+        if self._source is None:
+            return None
+        try:
+            data = self._source.read_bytes(state.path)
+        except (OSError, ValueError, CodedError, OutsideSegment):
+            return None
+        if hashlib.sha256(data).hexdigest() != state.sha256:
+            return None
+        return _text(data.decode("utf-8", errors="replace"))
+
     def _write_file(self, up: FileUpdate, chunk_rows: list[tuple[Any, ...]]) -> None:
         conn, sid = self._conn, self._sid
         st, parsed = up.state, up.parsed
         file_id = conn.execute(
-            "INSERT INTO trifecta_files(segment_id, path, size, mtime_ns, sha256, language, n_lines, parse_error) "
-            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (segment_id, path) DO UPDATE SET size=excluded.size, "
-            "mtime_ns=excluded.mtime_ns, sha256=excluded.sha256, language=excluded.language, "
-            "n_lines=excluded.n_lines, parse_error=excluded.parse_error RETURNING id",
-            (sid, st.path, st.size, st.mtime_ns, st.sha256, parsed.language, up.n_lines, parsed.error),
-        ).fetchone()[0]
+            "INSERT INTO trifecta_files(segment_id, path, size, mtime_ns, sha256, language, n_lines, parse_error, "
+            "content) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (segment_id, path) DO UPDATE SET "
+            "size=excluded.size, mtime_ns=excluded.mtime_ns, sha256=excluded.sha256, language=excluded.language, "
+            "n_lines=excluded.n_lines, parse_error=excluded.parse_error, content=excluded.content RETURNING id",
+            (
+                sid, st.path, st.size, st.mtime_ns, st.sha256, parsed.language, up.n_lines, parsed.error,
+                self._content(st),
+            ),
+        ).fetchone()[0]  # fmt: skip
         with conn.cursor() as cur:
             if parsed.symbols:
                 with cur.copy(
@@ -901,6 +949,14 @@ class PostgresIndex(IndexWriter, IndexReader):
         return [r[0] for r in rows]
 
     @_guard
+    def stored_text(self, path: str) -> bytes | None:
+        """The text of an indexed file as it was written, None when it is not stored."""
+        row = self._conn.execute(
+            "SELECT content FROM trifecta_files WHERE segment_id=%s AND path=%s", (self._sid, path)
+        ).fetchone()
+        return row[0].encode("utf-8") if row and row[0] is not None else None
+
+    @_guard
     def segments(self) -> list[str]:
         """Every segment in this database that finished a run, by name."""
         rows = self._conn.execute("SELECT name FROM trifecta_segments WHERE built_at != '' ORDER BY name")
@@ -959,3 +1015,53 @@ class PostgresRewriteCache(RewriteCache):
 
     def close(self) -> None:
         """The connection is the store's, closed with it."""
+
+
+class StoredTextSource(FileSource):
+    """A segment's files where they are, else as the shared index stored them: a search machine with no
+    checkout still answers `ctx get` and `ast snippet`. What the indexer admitted is what was stored, so a
+    stored file passes the reading rules; the listing is the local one."""
+
+    def __init__(self, local: Any, store: PostgresIndex) -> None:
+        self._local = local
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:  # close, admits, root, ... of the local source
+        return getattr(self._local, name)
+
+    def scan(self) -> Scan:
+        return self._local.scan()
+
+    def watching(self) -> bool:
+        return bool(self._local.watching())
+
+    def changed_since_scan(self) -> bool:
+        return bool(self._local.changed_since_scan())
+
+    def _stored(self, path: str, exc: Exception) -> bytes:
+        data = self._store.stored_text(path)
+        if data is None:
+            raise exc
+        return data
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            return self._local.read_bytes(path)
+        except FileNotFoundError as exc:
+            return self._stored(path, exc)
+
+    def read_admitted(self, path: str) -> bytes:
+        try:
+            return self._local.read_admitted(path)
+        except FileNotFoundError as exc:
+            return self._stored(path, exc)
+
+    def admits(self, path: str) -> bool:
+        return bool(self._local.admits(path)) or self._store.file(path) is not None
+
+    def stat(self, path: str) -> SourceFile | None:
+        found = self._local.stat(path)
+        if found is not None:
+            return found
+        data = self._store.stored_text(path)
+        return None if data is None else SourceFile(path=path, size=len(data), mtime_ns=0)

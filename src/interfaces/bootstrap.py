@@ -32,7 +32,7 @@ from ..infrastructure.config import Settings, load_settings
 from ..infrastructure.file_source import LocalFileSource
 from ..infrastructure.lazy_language_server import LazyLanguageServer
 from ..infrastructure.lexicon_data import load_lexicon
-from ..infrastructure.postgres_store import PostgresIndex, PostgresRewriteCache
+from ..infrastructure.postgres_store import PostgresIndex, PostgresRewriteCache, StoredTextSource
 from ..infrastructure.sqlite_store import SqliteIndex
 from ..infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
 from ..infrastructure.treesitter_parser import language_specs
@@ -46,7 +46,7 @@ def utc_now() -> str:
 class App:
     settings: Settings
     store: SqliteIndex | PostgresIndex
-    source: LocalFileSource
+    source: LocalFileSource | StoredTextSource
     parser: SourceParser
     policy: BudgetPolicy
     index: IndexSegment
@@ -135,18 +135,23 @@ def build_rewrite_flow(
     return flow, [rewriter.close, cache.close]
 
 
-def open_store(settings: Settings) -> SqliteIndex | PostgresIndex:
-    """The index: the segment's SQLite file, or its segment of the shared PostgreSQL index (db_url)."""
+def open_store(
+    settings: Settings, source: LocalFileSource
+) -> tuple[SqliteIndex | PostgresIndex, LocalFileSource | StoredTextSource]:
+    """The index and the files as use cases read them: the segment's SQLite file and its folder, or its
+    segment of the shared PostgreSQL index (db_url), which keeps each file's text for readers without a
+    checkout."""
     if settings.db_url:
-        return PostgresIndex(settings.db_url, settings.segment_id)
-    return SqliteIndex(settings.db_path)
+        store = PostgresIndex(settings.db_url, settings.segment_id, source=source)
+        return store, StoredTextSource(source, store)
+    return SqliteIndex(settings.db_path), source
 
 
 def bootstrap(
     segment: str, options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
 ) -> App:
     settings = load_settings(segment, options, env)
-    source = LocalFileSource(
+    local = LocalFileSource(
         settings.segment,
         max_file_bytes=settings.max_file_bytes,
         exclude=settings.exclude,
@@ -154,7 +159,7 @@ def bootstrap(
         watch=settings.watch_files,
     )
     parser = SourceParser(workers=settings.workers)
-    store = open_store(settings)
+    store, source = open_store(settings, local)
     policy = BudgetPolicy(
         max_bytes_total=settings.max_bytes_total,
         max_snippet_bytes=settings.max_snippet_bytes,
@@ -167,7 +172,7 @@ def bootstrap(
     )
     embed: EmbedSegment | None = None
     semantic: SemanticEngine | None = None
-    closers: list[Callable[[], None]] = [source.close]
+    closers: list[Callable[[], None]] = [local.close]
     embedder = build_embedder(settings, env)
     telemetry = JsonlTelemetry(
         telemetry_dir(settings.segment), enabled=settings.telemetry, max_bytes=settings.telemetry_max_bytes
@@ -206,7 +211,7 @@ def bootstrap(
         source=source,
         parser=parser,
         policy=policy,
-        index=IndexSegment(source=source, parser=parser, writer=store, clock=utc_now),
+        index=IndexSegment(source=local, parser=parser, writer=store, clock=utc_now),
         get=GetSource(reader=store, source=source, policy=policy, segment_label=label),
         segment_label=label,
         telemetry=telemetry,

@@ -120,11 +120,17 @@ def index_cmd(
     segment: Annotated[str, typer.Argument(help="The repository or folder to index.")] = ".",
     full: Annotated[bool, typer.Option("--full", help="Re-parse every file.")] = False,
     as_json: JsonOpt = False,
+    db_url: Annotated[
+        str | None,
+        typer.Option(
+            "--db-url", help="Index into a shared PostgreSQL index (postgresql://...) instead of the file."
+        ),
+    ] = None,
 ) -> None:
     """Build or refresh the index of SEGMENT (incremental unless --full)."""
     from ...domain.contract import Response
 
-    engine = _engine(segment)
+    engine = _engine(segment, db_url=db_url)
     try:
         report = engine.index(progress=StderrProgress(), full=full)
     except Exception as exc:  # IndexLocked, INDEX_UNWRITABLE, ...: an envelope, never a traceback
