@@ -6,6 +6,7 @@ import re
 
 import attrs
 
+from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_raw
 from ..domain.contract import ErrorCode, Response
 from .ports import FileRefused, FileSource, IndexReader, OutsideSegment
@@ -43,7 +44,6 @@ class GetSource:
                     "source",
                     ErrorCode.CHUNK_NOT_FOUND,
                     f"no indexed chunk has id {request.id!r}; ids come from `ctx search` hits of the current index",
-                    next_actions=[f"ctx search --segment {self._segment} --query '...'"],
                 )
             path, start, end, symbol = chunk.path, chunk.start_line, chunk.end_line, chunk.symbol
         else:
@@ -100,7 +100,7 @@ class GetSource:
         actions = []
         if cut.truncated:
             nxt = shown_end + 1
-            actions.append(f"ctx get --segment {self._segment} --path {path}:{nxt}-{min(end, nxt + 400)}")
+            actions.append(act.get_path(path, nxt, min(end, nxt + 400)))
         return Response.success("source", data, next_actions=actions)
 
     def _exists(self, path: str) -> bool:

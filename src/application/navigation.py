@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol
 from ..domain.contract import Error, ErrorCode, Ref, Response
@@ -232,7 +233,7 @@ class _Navigation:
                 f"{selector.render()} names a file; {verb} is of one definition: use ast symbols for the "
                 f"file's skeleton, then ast {verb} on a definition (sym://{selector.language}/type/<path>/<Symbol>)",
                 error_data={"sym": selector.render()},
-                next_actions=[f"ast symbols {selector.render()}"],
+                next_actions=[act.symbols(selector.render())],
             )
         resolved = self._resolver.resolve(uri)
         if isinstance(resolved, Unresolved):
@@ -253,7 +254,7 @@ class _Navigation:
             data=data,
             refs=(Ref(kind="definition", uri=target.resolved.mod_uri),),
             errors=(_unavailable(exc),),
-            next_actions=(f"ast snippet {target.resolved.uri}",),
+            next_actions=(act.snippet(target.resolved.uri),),
         )
 
 
@@ -288,7 +289,7 @@ class HoverUseCase(_Navigation):
             HOVER_KIND,
             data,
             refs=[Ref(kind="definition", uri=target.resolved.mod_uri)],
-            next_actions=[f"ast snippet {target.resolved.uri}", f"ast refs {target.resolved.uri}"],
+            next_actions=[act.snippet(target.resolved.uri), act.refs(target.resolved.uri)],
         )
 
 
@@ -357,12 +358,10 @@ class RefsUseCase(_Navigation):
         data["hits"] = kept
         data["omitted"] = len(hits) - len(kept)
 
-        actions = [
-            f"ast snippet {u}" for u in dict.fromkeys(h["uri"] for h in kept if h["symbol"] and h["uri"])
-        ]
+        actions = [act.snippet(u) for u in dict.fromkeys(h["uri"] for h in kept if h["symbol"] and h["uri"])]
         actions = actions[:TOP_ACTIONS]
         if data["omitted"] and len(kept) == limit < MAX_REFS_LIMIT:
-            actions.append(f"ast refs {target.resolved.uri} --limit {min(MAX_REFS_LIMIT, limit * 2)}")
+            actions.append(act.refs(target.resolved.uri, limit=min(MAX_REFS_LIMIT, limit * 2)))
         return Response.success(
             REFS_KIND,
             data,

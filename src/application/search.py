@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from ..domain import query_classifier, query_linter
+from ..domain import actions, query_classifier, query_linter
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.contract import ErrorCode, Response
 from ..domain.lexicon import Lexicon
@@ -308,17 +308,7 @@ class SearchSegment:
             "index": fresh.to_data(),
             "took_ms": round((time.perf_counter() - started) * 1000, 3),
         }
-        next_actions = []
-        for hit in hit_rows[:3]:
-            if hit.get("uri") and hit["symbol"]:
-                next_actions.append(f"ast snippet {hit['uri']} --segment {self._segment}")
-            else:
-                next_actions.append(f"ctx get --segment {self._segment} --id {hit['id']}")
-        if not hits:
-            next_actions = [
-                "rephrase with identifiers or words that appear in the code",
-                "ctx search --mode pattern",
-            ]
+        next_actions = actions.after_search(hit_rows, query, route=str(plan.get("route", "")))
         return Response.success("search", data, next_actions=next_actions)
 
     # ------------------------------------------------------------------ linter anchors
@@ -358,9 +348,7 @@ class SearchSegment:
                 kind="search",
                 data={"query": uri, "hits": [], "total": 0, "plan": plan},
                 errors=(found.error,),
-                next_actions=tuple(
-                    f"ctx search --segment {self._segment} --query '{c}'" for c in found.candidates
-                ),
+                next_actions=(*(actions.search(c) for c in found.candidates), *found.next_actions),
             )
         definition = found.definitions[0] if found.definitions else None
         text = found.text()
@@ -384,9 +372,7 @@ class SearchSegment:
             "plan": plan,
             "took_ms": round((time.perf_counter() - started) * 1000, 3),
         }
-        return Response.success(
-            "search", data, next_actions=[f"ast snippet {found.uri} --segment {self._segment}"]
-        )
+        return Response.success("search", data, next_actions=[actions.snippet(found.uri)])
 
     def _basic(
         self,
@@ -538,15 +524,8 @@ class SearchSegment:
             "search",
             ErrorCode.EMBEDDER_UNAVAILABLE,
             message,
-            next_actions=[
-                'configure a local model in .trifecta/config.toml: [embedding] provider = "onnx", '
-                "model_path = \"<folder with model.onnx and tokenizer.json>\" (pip install 'trifecta[onnx]')",
-                'or an OpenAI-compatible server: [embedding] provider = "openai", '
-                'api_url = "http://localhost:11434/v1", model = "nomic-embed-text" '
-                "(or TRIFECTA_EMBED_PROVIDER / TRIFECTA_EMBED_API_URL / TRIFECTA_EMBED_MODEL)",
-                f"trifecta index {self._segment}",
-                f"ctx search --segment {self._segment} --mode auto --query '...'",
-            ],
+            error_data={"hints": actions.EMBEDDER_HINTS},
+            next_actions=[actions.index()],
         )
 
     # ------------------------------------------------------------------ LLM query rewriting

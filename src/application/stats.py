@@ -179,9 +179,10 @@ class StatsUseCase:
             return Response.failure("stats", ErrorCode.INVALID_ARGUMENT, "top must be between 1 and 100")
         report = summarize(self._sink.events(), self._sink.counters(), top=request.top)
         data = {"telemetry": {"enabled": self._enabled, "dir": self._where}, **report.to_data()}
-        next_actions = [] if report.events else ["run some searches (ctx search, or the MCP tools) first"]
+        # advice, not commands: next_actions hold only commands that run as written
+        hints = [] if report.events else ["run some searches (ctx search, or the MCP tools) first"]
         if not self._enabled:
-            next_actions.append(
-                "unset TRIFECTA_NO_TELEMETRY (or set [telemetry] enabled = true) to record events"
-            )
-        return Response.success("stats", data, next_actions=next_actions)
+            hints.append("unset TRIFECTA_NO_TELEMETRY (or set [telemetry] enabled = true) to record events")
+        if hints:
+            data["hints"] = hints
+        return Response.success("stats", data)

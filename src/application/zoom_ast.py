@@ -87,7 +87,7 @@ exceeds ``max_bytes_total`` the answer is ``BUDGET_EXCEEDED``. A ``mod`` selecto
 ``ast snippet`` on it is ``INVALID_ARGUMENT`` pointing at ``ast symbols``.
 
 Next actions are CLI commands without the program name and segment (``ast snippet <uri>``,
-``ctx get --path <file>:<start>-<end>``), as in §4.2.
+``ctx get --path <file>:<start>-<end>``), as in §4.2, made by ``domain.actions`` so they quote and parse.
 """
 
 from __future__ import annotations
@@ -101,6 +101,7 @@ from typing import Any
 
 import attrs
 
+from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.code import Symbol, SymbolKind
 from ..domain.contract import Error, ErrorCode, Ref, Response
@@ -239,7 +240,7 @@ class Unresolved:
     next_actions: tuple[str, ...] = ()
 
     def response(self, kind: str, verb: str) -> Response:
-        actions = [f"ast {verb} {c}" for c in self.candidates[:TOP_ACTIONS]]
+        actions = [act.ast(verb, c) for c in self.candidates[:TOP_ACTIONS]]
         return Response.failure(
             kind,
             self.error.code,
@@ -567,7 +568,9 @@ class SymbolResolver:
         try:
             data = self._source.read_admitted(path)
         except (FileNotFoundError, NotADirectoryError):
-            return _not_found(f"{path} no longer exists", {"file_rel": path, "reason": "missing"}, ["index"])
+            return _not_found(
+                f"{path} no longer exists", {"file_rel": path, "reason": "missing"}, [act.index()]
+            )
         except OSError as exc:
             return _not_found(
                 f"{path} could not be read: {exc.strerror or exc}",
@@ -609,7 +612,7 @@ class SymbolResolver:
             return _not_found(
                 f"{path} could not be parsed, so {sym} cannot be resolved: {loaded.error}",
                 {"sym": sym, "file_rel": path, "reason": "parse_error", "parse_error": loaded.error},
-                [f"ctx get --path {path}"],
+                [act.get_path(path)],
             )
         return loaded
 
@@ -631,7 +634,7 @@ class SymbolResolver:
                 f"no {selector.language} file matches {base!r} for {sym}: looked for {', '.join(looked)} "
                 "and indexed files ending in them",
                 {"sym": sym, "path": base, "reason": "no_file"},
-                [f"ctx search {hint[-1]}", "index"],
+                [act.search(hint[-1]), act.index()],
             )
         if selector.kind is SelectorKind.MOD:
             if len(units) > 1:
@@ -726,7 +729,9 @@ class SymbolResolver:
                     "reason": "no_symbol",
                 },
                 [
-                    f"ast symbols {uri_of(self._file_components(language, f, selector.path), '', language) or sym}"
+                    act.symbols(
+                        uri_of(self._file_components(language, f, selector.path), "", language) or sym
+                    )
                     for f in files[:TOP_ACTIONS]
                 ],
             )
@@ -764,7 +769,7 @@ class SymbolResolver:
                 f"{name} is not a top-level definition in {only['file_rel']}; {only['qualname']} is: "
                 f"{only['sym']}",
                 {"sym": sym, "qualname": name, "reason": "member", "candidates": candidates},
-                [f"ast snippet {only['sym']}"],
+                [act.snippet(str(only["sym"]))],
             )
         unresolved = _ambiguous(
             sym,
@@ -791,13 +796,13 @@ class SymbolResolver:
             named = _members_named(loaded.symbols, selector)
             if named:
                 return self._members(selector, [(path, s) for s in named])
-            actions = [f"ast symbols {mod_uri}"]
+            actions = [act.symbols(mod_uri)]
             # The deepest enclosing definition that does exist: its members are what the caller can pick.
             parts = qualname.split(".")
             for depth in range(len(parts) - 1, 0, -1):
                 outer = ".".join(parts[:depth])
                 if any(s.qualname == outer for s in loaded.symbols):
-                    actions.insert(0, f"ast symbols {uri_of(components, outer, language) or sym}")
+                    actions.insert(0, act.symbols(uri_of(components, outer, language) or sym))
                     break
             return _not_found(
                 f"{qualname} is not defined in {path} (exact qualified name, e.g. Class.method)",
@@ -853,9 +858,7 @@ class SymbolResolver:
             unresolved,
             candidates=tuple(uri_of(components, a, language) or sym for a in unique.values()),
             next_actions=tuple(
-                f"ctx get --path {path}:{s.start_line}-{s.end_line}"
-                for i, s in enumerate(found)
-                if i not in unique
+                act.get_path(path, s.start_line, s.end_line) for i, s in enumerate(found) if i not in unique
             ),
         )
 
@@ -1000,14 +1003,16 @@ class SymbolsUseCase:
         data["symbols"] = symbols
         data["omitted"] = omitted
 
-        actions = [f"ast snippet {e['uri']}" for e in symbols[:TOP_ACTIONS] if e["uri"]]
-        actions += [f"ast symbols {uri}" for uri in cut[:TOP_ACTIONS]]
+        actions = [act.snippet(e["uri"]) for e in symbols[:TOP_ACTIONS] if e["uri"]]
+        actions += [act.symbols(uri) for uri in cut[:TOP_ACTIONS]]
         if resolved.parts:
             actions += [
-                f"ast symbols {uri_of(p.file_components, '', language)}" for p in resolved.parts[:TOP_ACTIONS]
+                act.symbols(uri)
+                for p in resolved.parts[:TOP_ACTIONS]
+                if (uri := uri_of(p.file_components, "", language))
             ]
         else:
-            actions.append(f"ctx get --path {resolved.path}")
+            actions.append(act.get_path(resolved.path))
         refs = (Ref(kind="definition", uri=resolved.mod_uri),) if resolved.definitions else ()
         return Response.success(SKELETON_KIND, data, refs=refs, next_actions=list(dict.fromkeys(actions)))
 
@@ -1057,7 +1062,7 @@ class SnippetUseCase:
                 f"{selector.render()} names a file; a snippet is of one definition: "
                 "use ast symbols for the file's skeleton, then ast snippet on a definition",
                 error_data={"sym": selector.render()},
-                next_actions=[f"ast symbols {selector.render()}"],
+                next_actions=[act.symbols(selector.render())],
             )
         resolved = self._resolver.resolve(request.uri)
         if isinstance(resolved, Unresolved):
@@ -1083,7 +1088,7 @@ class SnippetUseCase:
             data["definitions"] = [_range(d.start_line, d.end_line) for d in resolved.definitions]
         if resolved.overloads:
             data["overloads"] = [_range(d.start_line, d.end_line) for d in resolved.overloads]
-        whole = f"ctx get --path {resolved.path}:{start}-{end}"
+        whole = act.get_path(resolved.path, start, end)
         size = _json_size(data)
         if size > self._policy.max_bytes_total:
             return Response.failure(
@@ -1101,7 +1106,7 @@ class SnippetUseCase:
                 next_actions=[whole],
             )
         child_uris = [uri_of(resolved.file_components, c.qualname, resolved.language) for c in children]
-        actions = [f"ast snippet {u}" for u in dict.fromkeys(u for u in child_uris if u)][:TOP_ACTIONS]
+        actions = [act.snippet(u) for u in dict.fromkeys(u for u in child_uris if u)][:TOP_ACTIONS]
         if cut.truncated:
             actions.append(whole)
         return Response.success(

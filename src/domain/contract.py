@@ -7,6 +7,10 @@
 `warnings` tell of an answer that is still an answer: the index was rebuilt, is read-only or may be stale,
 the segment's own config set something only the user may set.
 
+`next_actions` are commands built by `domain.actions` that run as written: in the CLI each is a full command
+line (`trifecta ast snippet 'sym://...' --segment /abs/repo`), over MCP a tool call `{"tool", "arguments"}`,
+and from the library the command without program and segment (`ast snippet 'sym://...'`).
+
 `status` is derived, never stored: it is "error" if and only if `errors` is non-empty, so the two can
 never disagree. An empty result is `status: "ok"` with empty data, never an error.
 """
@@ -18,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
+
+from . import actions
 
 SCHEMA_VERSION = 1
 
@@ -136,6 +142,13 @@ def _strings(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _action(raw: Any) -> str:
+    """A next action as the envelope carries it: a command (CLI) or a tool call {tool, arguments} (MCP)."""
+    if isinstance(raw, Mapping):
+        return actions.from_tool_call(raw["tool"], raw.get("arguments", {}))
+    return str(raw)
+
+
 @attrs.frozen(kw_only=True)
 class Response:
     kind: str
@@ -210,7 +223,7 @@ class Response:
             data=raw.get("data", {}),
             refs=tuple(Ref(kind=r["kind"], uri=r["uri"]) for r in raw.get("refs", [])),
             errors=errors,
-            next_actions=tuple(raw.get("next_actions", [])),
+            next_actions=tuple(_action(a) for a in raw.get("next_actions", [])),
             warnings=tuple(
                 Notice(code=WarningCode(w["code"]), message=w["message"], data=w.get("data", {}))
                 for w in raw.get("warnings", [])

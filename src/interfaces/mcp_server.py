@@ -30,7 +30,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 from mcp.server.mcpserver import MCPServer
@@ -41,6 +41,7 @@ from typing_extensions import TypedDict
 
 from .. import __version__
 from ..application.ports import CodedError
+from ..domain.actions import NotAnAction, tool_call
 from ..domain.contract import ErrorCode, Response
 
 if TYPE_CHECKING:
@@ -61,6 +62,13 @@ class EnvelopeRef(TypedDict):
     uri: str
 
 
+class NextAction(TypedDict):
+    """A tool call to make next: `tool` with `arguments`, as written."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
 class Envelope(TypedDict):
     """The JSON envelope every Trifecta answer travels in (README "The JSON envelope")."""
 
@@ -70,7 +78,7 @@ class Envelope(TypedDict):
     data: dict[str, Any]
     refs: list[EnvelopeRef]
     errors: list[EnvelopeError]
-    next_actions: list[str]
+    next_actions: list[NextAction]
     warnings: NotRequired[list[EnvelopeError]]  # present when the answer comes with something to know
 
 
@@ -85,7 +93,8 @@ L1 `symbols`: a file's or class's skeleton (names, signatures, first doc lines, 
 L2 `snippet`: one definition's source by its sym:// uri, cut to the snippet budget.
 L3 `get`: raw source by hit id or path[:start-end], cut to the byte budget.
 `hover` and `refs` answer "what is this" and "who uses this" for a sym:// uri.
-Every answer is an envelope {status, kind, data, errors, next_actions}; follow `next_actions` to go deeper. \
+Every answer is an envelope {status, kind, data, errors, next_actions}; each next action is a tool call \
+({"tool", "arguments"}) to make as written to go deeper. \
 An error has a code (SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL with candidates, INVALID_ARGUMENT, ...) and a message \
 saying what to do instead. Every call has a time limit (30 s by default, 600 s for reindex): past it the \
 answer is TIMEOUT and the server goes on serving the next calls."""
@@ -157,8 +166,20 @@ Uri = Annotated[str, Field(description='A sym:// selector, e.g. "sym://python/ty
 
 
 # --------------------------------------------------------------------------- envelopes
+def tool_calls(actions: Iterable[str]) -> list[dict[str, Any]]:
+    """Next actions as the tool calls that run them here: {"tool": "snippet", "arguments": {"uri": ...}}."""
+    calls = []
+    for action in actions:
+        try:
+            calls.append(tool_call(action).to_dict())
+        except NotAnAction:  # not a call: shown to no one rather than shown not to run
+            continue
+    return calls
+
+
 def to_result(response: Response) -> CallToolResult:
     envelope = response.to_dict()
+    envelope["next_actions"] = tool_calls(response.next_actions)
     text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=not response.ok

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any, TextIO
 
 import attrs
 
+from ..domain.actions import NotAnAction, cli_command
 from ..domain.contract import ErrorCode, Response
 
 INTERNAL = frozenset(
@@ -28,6 +30,21 @@ def exit_code(response: Response) -> int:
     if response.ok:
         return 0
     return 1 if any(e.code in INTERNAL for e in response.errors) else 2
+
+
+def with_commands(response: Response, segment: str) -> Response:
+    """The response with each next action as the full command line that runs it on SEGMENT from any folder
+    (`trifecta ast snippet 'sym://...' --segment /abs/repo`)."""
+    if not response.next_actions:
+        return response
+    segment = os.path.abspath(segment)
+    commands = []
+    for action in response.next_actions:
+        try:
+            commands.append(cli_command(action, segment))
+        except NotAnAction:  # not a command: shown to no one rather than shown not to run
+            continue
+    return attrs.evolve(response, next_actions=tuple(commands))
 
 
 def write_json(response: Response, out: TextIO | None = None) -> None:
@@ -90,8 +107,10 @@ def write_errors(response: Response, err: TextIO | None = None) -> None:
         err.write(f"error [{e.code.value}]: {e.message}\n")
         for cand in e.data.get("candidates", []) if isinstance(e.data, dict) else []:
             err.write(f"  candidate: {cand.get('sym', cand)}\n")
+        for hint in e.data.get("hints", []) if isinstance(e.data, dict) else []:
+            err.write(f"  hint: {hint}\n")
     for action in response.next_actions:
-        err.write(f"  next: trifecta {action}\n")
+        err.write(f"  next: {action}\n")
 
 
 def write_hits(data: dict[str, Any], out: TextIO) -> None:
@@ -122,6 +141,13 @@ def write_hits(data: dict[str, Any], out: TextIO) -> None:
         out.write(s(line, "2"))
 
 
+def write_next(response: Response, out: TextIO) -> None:
+    """The next actions, one `# next: <command>` line each (commands a user can paste)."""
+    s = Style(out)
+    for action in response.next_actions:
+        out.write(s(f"# next: {action}", "2") + "\n")
+
+
 def write_navigation(response: Response, out: TextIO) -> None:
     """ast hover / ast refs: the definition as the AST engine found it, then what the language server said
     (nothing from the server when it was unavailable: the error went to stderr)."""
@@ -139,8 +165,7 @@ def write_navigation(response: Response, out: TextIO) -> None:
     if response.kind == "refs" and response.ok:
         shown = f"{len(hits)} of {data.get('total', len(hits))} references"
         out.write(s(f"-- {shown} in {data.get('lsp_ms', 0):.0f} ms\n", "2"))
-    for action in response.next_actions:
-        out.write(f"# next: trifecta {action}\n")
+    write_next(response, out)
 
 
 def write_human(response: Response, out: TextIO | None = None) -> None:
@@ -158,13 +183,14 @@ def write_human(response: Response, out: TextIO | None = None) -> None:
         write_navigation(response, out)
     elif response.kind == "search":
         write_hits(data, out)
+        write_next(response, out)
     elif "content" in data:
         rng = data.get("range", {})
         out.write(
             f"# {data.get('path', data.get('uri', ''))}:{rng.get('start_line', '')}-{rng.get('end_line', '')}\n"
         )
         out.write(str(data["content"]) + "\n")
-        for action in response.next_actions:
-            out.write(f"# next: trifecta {action}\n")
+        write_next(response, out)
     else:
         out.write(json.dumps(response.to_dict()["data"], ensure_ascii=False, indent=2) + "\n")
+        write_next(response, out)

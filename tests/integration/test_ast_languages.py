@@ -83,7 +83,7 @@ def test_go_methods_of_one_name_are_candidates(engine: Any) -> None:
     assert [e.code for e in response.errors] == ["AMBIGUOUS_SYMBOL"]
     candidates = response.errors[0].data["candidates"]
     assert [c["qualname"] for c in candidates] == ["Handler.Serve", "Router.Serve", "Logger.Serve"]
-    assert response.next_actions[0] == "ast snippet sym://go/type/go/server/handler/Handler#Serve"
+    assert response.next_actions[0] == "ast snippet 'sym://go/type/go/server/handler/Handler#Serve'"
     for candidate in candidates:
         got = engine.snippet(candidate["sym"]).data["range"]
         assert got == candidate["range"]
@@ -142,9 +142,7 @@ def test_search_hits_carry_a_uri_and_ctx_get_reads_a_typescript_hit(engine: Any)
     hit = next(h for h in response.data["hits"] if h["symbol"] == "Emitter.flush")
     assert hit["language"] == "typescript"
     assert hit["uri"] == "sym://typescript/type/ts/src/core/emitter/Emitter#flush"
-    assert f"ast snippet {hit['uri']} --segment {engine.segment}" in response.next_actions or any(
-        a.startswith(f"ast snippet {hit['uri']}") for a in response.next_actions
-    )
+    assert f"ast snippet '{hit['uri']}'" in response.next_actions
     got = engine.get(id=hit["id"])
     assert got.status == "ok", got.errors
     assert (got.data["range"]["start_line"], got.data["range"]["end_line"]) == (25, 27)

@@ -45,7 +45,9 @@ def test_search_json_builds_the_index_with_progress_on_stderr(sample_repo: Path)
     assert data["status"] == "ok" and data["kind"] == "search"
     assert data["data"]["hits"][0]["symbol"] == "parse_http_header"
     assert "indexing" in proc.stderr
-    assert data["next_actions"][0].startswith("ast snippet sym://python/type/shop/checkout/parse_http_header")
+    assert data["next_actions"][0] == (
+        f"trifecta ast snippet sym://python/type/shop/checkout/parse_http_header --segment {sample_repo.resolve()}"
+    )
 
 
 def test_search_human_output(sample_repo: Path) -> None:

@@ -133,7 +133,12 @@ async def scripted_session(segment: Path) -> dict[str, Any]:
         for name, arguments in CALLS:
             result = await session.call_tool(name, arguments)
             results.append((name, arguments, result))
-    return {"init": init, "tools": listed.tools, "results": results}
+        followed = []  # every next action of those answers, called as written
+        for _, _, result in results:
+            for action in result.structured_content["next_actions"]:
+                got = await session.call_tool(action["tool"], action["arguments"])
+                followed.append((action, got))
+    return {"init": init, "tools": listed.tools, "results": results, "followed": followed}
 
 
 @pytest.fixture(scope="module")
@@ -236,6 +241,16 @@ def test_good_calls_answer_and_bad_calls_name_an_error_code(session: dict[str, A
         "unknown": ["qurey"],
         "expected": ["lang", "limit", "lint", "mode", "query", "rewrite"],
     }
+
+
+def test_every_next_action_is_a_tool_call_that_answers(session: dict[str, Any]) -> None:
+    followed = session["followed"]
+    assert len(followed) >= 10, followed
+    for action, result in followed:
+        assert set(action) == {"tool", "arguments"} and action["tool"] in TOOLS, action
+        errors = result.structured_content["errors"]
+        # an answer, or the one documented failure that is not the call's fault (no language server)
+        assert not errors or errors[0]["code"] == "LSP_UNAVAILABLE", (action, errors)
 
 
 def test_tool_results_match_the_golden_file(session: dict[str, Any]) -> None:

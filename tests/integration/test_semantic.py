@@ -264,7 +264,7 @@ def test_unreachable_server_index_reports_and_search_falls_back(repo: Path) -> N
         assert url.removesuffix("/v1") in auto["data"]["plan"]["semantic"]["message"]
         semantic = engine.search("how do we connect to a host", mode="semantic").to_dict()
         assert semantic["status"] == "error" and semantic["errors"][0]["code"] == "EMBEDDER_UNAVAILABLE"
-        assert any("[embedding]" in a for a in semantic["next_actions"])
+        assert any("[embedding]" in h for h in semantic["errors"][0]["data"]["hints"])
 
 
 def test_http_embedder_timeout_and_wrong_model_are_clear(server: EmbeddingServer) -> None:
@@ -346,7 +346,8 @@ def test_cli_semantic_mode_without_embedder_exits_1_with_next_actions(repo: Path
     data = json.loads(proc.stdout)
     Response.from_dict(data)
     assert data["errors"][0]["code"] == "EMBEDDER_UNAVAILABLE"
-    assert any("TRIFECTA_EMBED_PROVIDER" in a for a in data["next_actions"])
+    assert any("TRIFECTA_EMBED_PROVIDER" in h for h in data["errors"][0]["data"]["hints"])
+    assert data["next_actions"] == [f"trifecta index {repo.resolve()}"]
 
 
 def test_cli_index_embeds_with_env_config_and_shows_progress(repo: Path, tmp_path: Path) -> None:

@@ -374,15 +374,16 @@ def test_unreachable_embedder_fails_semantic_mode_with_next_actions() -> None:
     response = search.execute(SearchRequest(query="how do we connect to a host", mode="semantic"))
     assert not response.ok and response.errors[0].code is ErrorCode.EMBEDDER_UNAVAILABLE
     assert "cannot reach" in response.errors[0].message
-    assert any("[embedding]" in a for a in response.next_actions)
+    assert any("[embedding]" in h for h in response.errors[0].data["hints"])
+    assert response.next_actions == ("index",)  # advice in the error data, commands in next_actions
 
 
 def test_no_embedder_semantic_mode_names_the_configuration() -> None:
     search = SearchSegment(reader=FakeIndex(CHUNKS))
     response = search.execute(SearchRequest(query="how do we connect to a host", mode="semantic"))
     assert response.errors[0].code is ErrorCode.EMBEDDER_UNAVAILABLE
-    actions = " ".join(response.next_actions)
-    assert 'provider = "onnx"' in actions and "model_path" in actions and "TRIFECTA_EMBED_PROVIDER" in actions
+    hints = " ".join(response.errors[0].data["hints"])
+    assert 'provider = "onnx"' in hints and "model_path" in hints and "TRIFECTA_EMBED_PROVIDER" in hints
     auto = search.execute(SearchRequest(query="how do we connect to a host", mode="auto")).to_dict()["data"]
     assert auto["plan"]["semantic"]["status"] == "not_configured"
     assert auto["plan"]["weights"] == {"lexical": 1.0}

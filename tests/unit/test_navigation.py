@@ -174,7 +174,7 @@ def test_hover_asks_the_server_at_the_name_of_the_resolved_definition() -> None:
     assert data["position"] == {"line": def_line, "column": 9}
     assert data["content"] == HOVER_TEXT
     assert data["hover"]["signature"] == "def reserve(sku: str, quantity: int) -> bool"
-    assert raw["next_actions"][0] == "ast snippet sym://python/type/shop/inventory/Inventory#reserve"
+    assert raw["next_actions"][0] == "ast snippet 'sym://python/type/shop/inventory/Inventory#reserve'"
 
 
 @pytest.mark.parametrize(
@@ -286,7 +286,7 @@ def test_refs_are_hits_with_the_enclosing_definition_and_its_selector() -> None:
     assert hits[0]["start_line"] == hits[0]["end_line"] == 1
     assert raw["data"]["total"] == 3 and raw["data"]["omitted"] == 0
     assert raw["data"]["excluded"] == {"outside_segment": 1, "ignored": 1, "unreadable": 0}
-    assert raw["next_actions"] == ["ast snippet sym://python/type/shop/checkout/Checkout#__init__"]
+    assert raw["next_actions"] == ["ast snippet 'sym://python/type/shop/checkout/Checkout#__init__'"]
 
 
 def test_refs_in_the_definitions_file_come_first_and_dashed_paths_get_symbols_and_uris() -> None:

@@ -281,7 +281,7 @@ def test_one_member_of_the_bare_name_is_pointed_at_not_guessed() -> None:
     )
     assert code is ErrorCode.SYMBOL_NOT_FOUND
     assert data["reason"] == "member"
-    assert unresolved.next_actions == ("ast snippet sym://go/type/server/logger/Logger#Serve",)
+    assert unresolved.next_actions == ("ast snippet 'sym://go/type/server/logger/Logger#Serve'",)
 
 
 def test_a_typescript_overload_set_resolves_to_its_implementation() -> None:

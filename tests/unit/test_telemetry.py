@@ -453,7 +453,8 @@ def test_stats_use_case_over_an_empty_sink_and_bad_top() -> None:
     response = use_case.execute(StatsRequest())
     assert response.ok and response.data["events"] == 0 and response.data["search"]["hit_rate"] is None
     assert response.data["telemetry"] == {"enabled": False, "dir": "nowhere"}
-    assert any("TRIFECTA_NO_TELEMETRY" in action for action in response.next_actions)
+    assert any("TRIFECTA_NO_TELEMETRY" in hint for hint in response.data["hints"])
+    assert response.next_actions == ()  # advice is not a command: next_actions only hold runnable ones
     bad = use_case.execute(StatsRequest(top=0))
     assert bad.errors[0].code is ErrorCode.INVALID_ARGUMENT
 

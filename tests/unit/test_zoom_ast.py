@@ -205,7 +205,7 @@ def test_type_selector_is_the_class_skeleton(engine: Engine) -> None:
     assert data["range"] == {"start_line": 5, "end_line": 21}
     assert [child["name"] for child in data["symbols"]] == ["__init__", "get_email"]
     assert [(r.kind, r.uri) for r in response.refs] == [("definition", "sym://python/mod/user_model")]
-    assert response.next_actions[0] == "ast snippet sym://python/type/user_model/User#__init__"
+    assert response.next_actions[0] == "ast snippet 'sym://python/type/user_model/User#__init__'"
 
 
 def test_function_skeleton_lists_its_nested_definitions(engine: Engine) -> None:
@@ -231,7 +231,7 @@ def test_method_snippet_includes_its_decorators(engine: Engine) -> None:
     }
     assert response.data["content"].startswith("    @functools.cache\n    def get_email")
     assert [(r.kind, r.uri) for r in response.refs] == [("definition", "sym://python/mod/user_model")]
-    assert response.next_actions == ("ast snippet sym://python/type/user_model/User#get_email.normalise",)
+    assert response.next_actions == ("ast snippet 'sym://python/type/user_model/User#get_email.normalise'",)
 
 
 def test_nested_function_is_reached_by_its_qualified_name(engine: Engine) -> None:
@@ -401,7 +401,7 @@ def test_missing_file_says_where_it_looked(engine: Engine) -> None:
     assert data == {"sym": "sym://python/type/accounts/User", "path": "accounts", "reason": "no_file"}
     assert "accounts.py" in response.errors[0].message
     assert "accounts/__init__.py" in response.errors[0].message
-    assert response.next_actions == ("ctx search accounts", "index")
+    assert response.next_actions == ("ctx search --query accounts", "index")
 
 
 def test_missing_symbol_is_never_the_nearest_match(engine: Engine) -> None:

@@ -101,12 +101,15 @@ def _answer(segment: str, as_json: bool, call: Callable[[Engine], Response]) -> 
         response = call(engine)
     finally:
         engine.close()
-    _emit(response, as_json)
+    _emit(response, as_json, engine.segment)
 
 
-def _emit(response: Response, as_json: bool) -> None:
-    from ..render import exit_code, write_errors, write_human, write_json, write_warnings
+def _emit(response: Response, as_json: bool, segment: str | None = None) -> None:
+    """Print the answer (its next actions as full command lines on SEGMENT) and exit with its code."""
+    from ..render import exit_code, with_commands, write_errors, write_human, write_json, write_warnings
 
+    if segment is not None:
+        response = with_commands(response, segment)
     if as_json:
         write_json(response)
         write_errors(response) if not response.ok else write_warnings(response)
@@ -363,7 +366,7 @@ def stats_cmd(
     finally:
         engine.close()
     if as_json or not response.ok:
-        _emit(response, as_json)
+        _emit(response, as_json, engine.segment)
     _write_stats(dict(response.data))
 
 
@@ -437,7 +440,7 @@ def eval_cmd(
     finally:
         engine.close()
     if as_json or not response.ok:
-        _emit(response, as_json)
+        _emit(response, as_json, engine.segment)
     _write_eval(response.data)
 
 
