@@ -71,6 +71,7 @@ SCHEMA_VERSION = 3
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
 CONNECT_TIMEOUT_SECONDS = 10
+FRESH_SECONDS = 0.5  # how long a check that nobody wrote the segment stays good for this process's caches
 MAX_TOKEN_CHARS = 200  # longer "words" (base64, minified code) are not indexed as words
 MAX_POSITIONS = 256  # PostgreSQL keeps at most this many positions per lexeme
 SKIPPED_PREFIX = "skipped:"  # a FileUpdate's sha256 for a file skipped for its content (index_segment)
@@ -222,13 +223,15 @@ def migrate(conn: Any, *, target: int = SCHEMA_VERSION) -> tuple[int, list[str]]
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (str(target),),
             )
-    # pg_trgm is optional: without it (or without the right to create it) substring look-ups scan
-    try:
-        with conn.transaction():
-            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-            conn.execute(_TRIGRAM_INDEX)
-    except Exception:
-        fallbacks.append("pg_trgm: substring and regex look-ups scan every chunk of the segment")
+    # pg_trgm is optional: without it (or without the right to create it) substring look-ups scan. Created
+    # only when missing: CREATE INDEX IF NOT EXISTS would wait for every writer's transaction to end.
+    if conn.execute("SELECT to_regclass('trifecta_chunks_trgm')").fetchone()[0] is None:
+        try:
+            with conn.transaction():
+                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+                conn.execute(_TRIGRAM_INDEX)
+        except Exception:
+            fallbacks.append("pg_trgm: substring and regex look-ups scan every chunk of the segment")
     if not _has_extension(conn, "vector"):
         fallbacks.append("pgvector: vectors are stored as float4[] and compared in this process")
     return found, fallbacks
@@ -390,6 +393,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         self._connection: Any = None
         self._lock_depth = 0
         self._generation = -1
+        self._fresh_at = float("-inf")
         self._df_cache: dict[str, int] = {}
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str, float] | None = None
@@ -400,8 +404,16 @@ class PostgresIndex(IndexWriter, IndexReader):
         if self._connection is None or self._connection.closed:
             conn = connect(self.url)
             try:
-                _, self.fallbacks = migrate(conn)
-                self._segment_id = self._ensure_segment(conn)
+                self.read_only = bool(
+                    conn.execute(
+                        "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
+                    ).fetchone()[0]
+                )
+                if self.read_only:  # a read replica: search what the primary's indexer wrote
+                    self._segment_id = self._existing_segment(conn)
+                else:
+                    _, self.fallbacks = migrate(conn)
+                    self._segment_id = self._ensure_segment(conn)
             except ValueError as exc:
                 conn.close()
                 raise IndexUnavailable(
@@ -416,7 +428,33 @@ class PostgresIndex(IndexWriter, IndexReader):
             self._connection = conn
             self._forget()
             self._generation = -1
+            self._fresh_at = float("-inf")
         return self._connection
+
+    def _existing_segment(self, conn: Any) -> int:
+        """On a read-only server: the segment's id, when the schema is this version's and the segment is
+        there (nothing can be created)."""
+        version = None
+        if conn.execute("SELECT to_regclass('trifecta_meta')").fetchone()[0] is not None:
+            row = conn.execute("SELECT value FROM trifecta_meta WHERE key='schema_version'").fetchone()
+            version = int(row[0]) if row else None
+        if version != SCHEMA_VERSION:
+            raise IndexUnavailable(
+                f"the index database {redact(self.url)} is read-only and holds "
+                + ("no trifecta index" if version is None else f"schema version {version}")
+                + f" (this trifecta reads {SCHEMA_VERSION}): index into its primary first",
+                url=redact(self.url),
+                reason="schema",
+            )
+        row = conn.execute("SELECT id FROM trifecta_segments WHERE name=%s", (self.segment,)).fetchone()
+        if row is None:
+            raise IndexUnavailable(
+                f"the read-only index database {redact(self.url)} has no segment {self.segment!r}: index it "
+                "into the primary first",
+                url=redact(self.url),
+                reason="no_segment",
+            )
+        return int(row[0])
 
     def _ensure_segment(self, conn: Any) -> int:
         row = conn.execute(
@@ -478,6 +516,13 @@ class PostgresIndex(IndexWriter, IndexReader):
                 self._lock_depth -= 1
             return
         sid = self._sid
+        if self.read_only:
+            raise IndexUnavailable(
+                f"the index database {redact(self.url)} is read-only (a replica?): index into its primary",
+                url=redact(self.url),
+                reason="read_only",
+            )
+        self._fresh_at = float("-inf")
         deadline = time.monotonic() + wait_seconds
         while not self._try_lock(sid):
             if time.monotonic() >= deadline:
@@ -508,7 +553,13 @@ class PostgresIndex(IndexWriter, IndexReader):
         self._counts_cache = None
 
     def _fresh(self) -> None:
-        """Drop the caches when any connection committed a write to this segment since they were filled."""
+        """Drop the caches when any connection committed a write to this segment since they were filled.
+        Asked at most every FRESH_SECONDS (a search asks several times; each is a round trip), and always
+        when this process takes the writer lock."""
+        now = time.monotonic()
+        if now - self._fresh_at < FRESH_SECONDS:
+            return
+        self._fresh_at = now
         row = self._conn.execute(
             "SELECT generation FROM trifecta_segments WHERE id=%s", (self._sid,)
         ).fetchone()
@@ -777,20 +828,20 @@ class PostgresIndex(IndexWriter, IndexReader):
         phrase: for a single word, ts_rank_cd without normalization is the sum of its occurrences' weights
         (RANK_WEIGHTS are the field weights / 10, as ts_rank_cd takes weights up to 1)."""
         mean = self._counts(check=False)[5]
+        # idf * f * (k1 + 1) / (f + K) written as idf * (k1 + 1) * (1 - K / (f + K)): f (one ts_rank_cd call)
+        # appears once; K = k1 * (1 - b + b * |D| / avgdl)
+        norm = "(%s * (1 - %s + %s * c.n_tokens / %s))"
+        freq = f"10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, %s::tsquery, 0)"
+        terms = " + ".join(f"%s * (1 - {norm} / ({freq} + {norm}))" for _ in scoring)
+        k = (BM25_K1, BM25_B, BM25_B, mean)
+        params = [p for text, idf in scoring for p in (idf * (BM25_K1 + 1), *k, text, *k)]
         rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, s.score FROM ("
-            "SELECT c.id, (SELECT sum(p.idf * r.f * %s / (r.f + %s * (1 - %s + %s * c.n_tokens / %s))) "
-            "FROM unnest(%s::tsquery[], %s::float8[]) AS p(q, idf), "
-            f"LATERAL (SELECT 10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, p.q, 0) AS f OFFSET 0) AS r) AS score "
+            f"SELECT {_CHUNK_COLS}, s.score FROM (SELECT c.id, ({terms}) AS score "
             "FROM trifecta_chunks c WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery "
             "ORDER BY score DESC, c.id LIMIT %s) AS s "
             "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.score DESC, s.id",
-            (
-                BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean,
-                [text for text, _ in scoring], [idf for _, idf in scoring],
-                self._sid, expr, limit, self._sid,
-            ),
-        ).fetchall()  # fmt: skip
+            (*params, self._sid, expr, limit, self._sid),
+        ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
 
     @_guard

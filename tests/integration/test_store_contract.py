@@ -239,6 +239,22 @@ def test_an_older_schema_is_migrated_and_a_newer_one_refused(pg_url: str) -> Non
         PostgresIndex(pg_url, "a").stats()
 
 
+def test_a_read_only_server_is_searched_as_a_replica(pg_url: str, sample_repo: Path) -> None:
+    writer = PostgresIndex(pg_url, "a")
+    _index(writer, sample_repo)
+    writer.close()
+    replica_url = pg_url + "?options=-c%20default_transaction_read_only%3Don"
+    replica = PostgresIndex(replica_url, "a")
+    try:
+        assert replica.find_symbols(name="parse_http_header") and replica.read_only
+        with pytest.raises(IndexUnavailable, match="read-only"), replica.writing():
+            pass
+        with pytest.raises(IndexUnavailable, match="no segment 'b'"):
+            PostgresIndex(replica_url, "b").stats()
+    finally:
+        replica.close()
+
+
 def test_the_rewrite_cache_lives_in_the_segment(pg_url: str) -> None:
     a, b = PostgresIndex(pg_url, "a"), PostgresIndex(pg_url, "b")
     try:
