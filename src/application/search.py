@@ -762,6 +762,9 @@ def _matching_line(chunk: Chunk, words: set[str]) -> int:
     `detect` ~ `detected`), earliest on ties; 0 when that is within the preview's first lines anyway."""
     best, best_count = 0, 0
     for offset, text in enumerate(chunk.body.splitlines()[:MATCHING_LINE_SCAN]):
+        folded = fold(text)  # every match below is a substring of it: an upper bound, cheap to count
+        if sum(1 for w in words if w in folded) <= best_count:
+            continue
         tokens = {fold(p) for w in words_of(text) for p in [w, *split_identifier(w)]}
         count = sum(1 for w in words if w in tokens or any(t.startswith(w) for t in tokens if len(w) >= 4))
         if count > best_count:
