@@ -186,6 +186,12 @@ def _tokens(text: str) -> list[str]:
     return [t for t in _WORD.findall(text.lower()) if len(t) <= MAX_TOKEN_CHARS]
 
 
+def _first_line(exc: Exception) -> str:
+    """An error's first line (psycopg adds CONTEXT lines that may quote the data being written)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def connect(url: str, *, autocommit: bool = True) -> Any:
     """A psycopg connection; a server that is down, a wrong URL or wrong credentials -> IndexUnavailable."""
     import psycopg
@@ -193,7 +199,7 @@ def connect(url: str, *, autocommit: bool = True) -> Any:
     try:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     except psycopg.Error as exc:
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        detail = _first_line(exc)
         raise IndexUnavailable(
             f"cannot connect to the index database {redact(url)}: {detail.replace(url, redact(url))}",
             url=redact(url),
@@ -479,7 +485,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         ):
             self.close()
             raise IndexUnavailable(
-                f"the index database {redact(self.url)} failed: {str(exc).strip() or type(exc).__name__}; "
+                f"the index database {redact(self.url)} failed: {_first_line(exc)}; "
                 "nothing half-written was committed",
                 url=redact(self.url),
             ) from exc

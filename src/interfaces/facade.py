@@ -189,7 +189,8 @@ class Engine:
 
     @property
     def db_path(self) -> str:
-        return str(self._app.settings.db_path)
+        """The index file, or the shared index's URL (without its password) and segment."""
+        return str(self._app.store.path)
 
     # ------------------------------------------------------------------ index
     @_recorded

@@ -326,7 +326,8 @@ def test_the_cli_indexes_into_the_server_and_a_bad_url_exits_1(pg_url: str, samp
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["data"]["files_indexed"] == 9
+    answer = json.loads(done.stdout)["data"]
+    assert answer["files_indexed"] == 9 and answer["index"]["db_path"].startswith(pg_url)
     assert PostgresIndex(pg_url, sample_repo.name).stats().files == 9
     bad = "postgresql://trifecta:hunter2@127.0.0.1:1/postgres"
     failed = subprocess.run(
