@@ -27,8 +27,9 @@ _SCAN_REASONS = {
     ErrorCode.SECRET_FILE: "secret",
     ErrorCode.IGNORED_FILE: "ignored",
 }
-# A run that writes this many files drops the substring accelerator and rebuilds it once at the end
-# (or leaves it for later): maintaining a trigram index row by row costs more than the parse itself.
+# A run that rewrites this many indexed files drops the substring accelerator and rebuilds it once at the
+# end (deleting a file's trigrams costs as much as adding them); so does an implicit first build (it leaves
+# it for later, to be searchable sooner). A run that adds files keeps it: the store adds each batch's.
 BULK_FILES = 200
 # A file skipped for its content (a NUL byte: binary) is stored as a FileState whose sha256 is this prefix
 # and the reason: the next run leaves it unread until its size or mtime changes (the store keeps it apart
@@ -190,25 +191,26 @@ class IndexSegment:
             self._writer.apply([], deleted, [])
         batch: list[FileUpdate] = []
         last_commit = time.monotonic()
-        done = symbols = errors = 0
+        done = symbols = errors = replaced = 0
         error_files: list[str] = []
         bulk = False
         for path, parsed in self._parser.parse_many(changed_texts()):
             state, n_lines = states[path]
             batch.append(FileUpdate(state=state, parsed=parsed, n_lines=n_lines))
             symbols += len(parsed.symbols)
+            replaced += path in indexed
             if parsed.error:
                 errors += 1
                 error_files.append(path)
             done += 1
             if len(batch) >= BATCH_FILES or time.monotonic() - last_commit > BATCH_SECONDS:
-                bulk = bulk or self._suspend_substring_index_for(done)
+                bulk = bulk or self._suspend_substring_index_for(request, done, replaced)
                 self._writer.apply(batch, [], [])
                 batch = []
                 last_commit = time.monotonic()
                 report(done, total, path)
         if batch or touched or secret_removed or remembered:
-            bulk = bulk or self._suspend_substring_index_for(done)
+            bulk = bulk or self._suspend_substring_index_for(request, done, replaced)
             self._writer.apply(batch + remembered, secret_removed, touched)
         deleted += secret_removed
         if done or deleted or touched or remembered or request.full or not self._writer.has_completed_run():
@@ -236,10 +238,12 @@ class IndexSegment:
             substring_index_seconds=substring_seconds,
         )
 
-    def _suspend_substring_index_for(self, written: int) -> bool:
-        """Before a commit: a run that writes BULK_FILES files or more drops the trigram accelerator (it is
-        rebuilt once at the end, or later). True once it is suspended."""
-        if written >= BULK_FILES and self._writer.substring_index_ready():
+    def _suspend_substring_index_for(self, request: IndexRequest, written: int, replaced: int) -> bool:
+        """Before a commit: a run that rewrites BULK_FILES indexed files or more, or an implicit one that
+        writes that many, drops the trigram accelerator (it is rebuilt once at the end, or later). True
+        once it is suspended."""
+        bulk = replaced >= BULK_FILES or (request.defer_substring_index and written >= BULK_FILES)
+        if bulk and self._writer.substring_index_ready():
             self._writer.suspend_substring_index()
             return True
         return False

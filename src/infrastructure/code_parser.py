@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import os
 from collections.abc import Iterable, Iterator
@@ -111,6 +113,10 @@ class SourceParser(CodeParser):
         return parse_source(path, text)
 
     def parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        with _collector_paused():
+            yield from self._parse_many(items)
+
+    def _parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
         source = iter(items)
         head: list[tuple[str, str]] = []
         size = 0
@@ -127,3 +133,18 @@ class SourceParser(CodeParser):
         )  # worker subprocesses: see parse_pool for why not multiprocessing
 
         yield from parallel_map(parse_item, itertools.chain(head, source), workers=self._workers)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a run parses (as in the parser workers, see parse_pool): the
+    syntax trees and the values made from them (here, or unpickled from the workers) hold no reference
+    cycles, yet every 700 allocations wake the collector, which then walks them all: rxjs parses in-process
+    ~10% faster without it. Back as it was when the run ends or is abandoned."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

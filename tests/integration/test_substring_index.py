@@ -1,6 +1,7 @@
-"""The trigram accelerator is dropped for bulk loads and rebuilt once; look-ups give the same answers
-whether it is built or not, and a refresh that writes nothing leaves the database untouched. A small segment
-never builds it (its look-ups scan), until it grows past SUBSTRING_INDEX_MIN_CHARS."""
+"""The trigram accelerator is built batch by batch as a first index adds files, dropped for a large rewrite
+or an implicit first build and rebuilt once; look-ups give the same answers whether it is built or not, and
+a refresh that writes nothing leaves the database untouched. A small segment never builds it (its look-ups
+scan), until it grows past SUBSTRING_INDEX_MIN_CHARS."""
 
 from __future__ import annotations
 
@@ -44,22 +45,70 @@ def _trigram_rows(db: Path) -> int:
         return conn.execute("SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH 'ret'").fetchone()[0]
 
 
+def _trigrams_consistent(db: Path) -> None:
+    """FTS5's own check that chunks_tri holds exactly the trigrams of the chunks (raises when not)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('integrity-check')")
+
+
 def _pattern_hits(engine: trifecta.Engine, query: str) -> list[tuple[str, int]]:
     data = engine.search(query, limit=50, mode="pattern").to_dict()["data"]
     return sorted((h["path"], h["line"]) for h in data["hits"])
 
 
 @pytest.mark.usefixtures("accelerated")
-def test_explicit_bulk_index_builds_the_accelerator_once(bulk_repo: Path) -> None:
+def test_an_explicit_first_index_builds_the_accelerator_as_it_adds_files(bulk_repo: Path) -> None:
     with trifecta.open(bulk_repo) as engine:
         report = engine.index()
         db = Path(engine.db_path)
         assert report.files_indexed == BULK_FILES + 10
-        assert report.substring_index_seconds > 0
+        assert report.substring_index_seconds == 0  # no build after the files: each batch added its own
         assert report.searchable_seconds <= report.seconds
         assert _state(db) == "ready"
         assert _trigram_rows(db) > 0
+        _trigrams_consistent(db)
         assert _pattern_hits(engine, "X-Token-17'") == [("pkg/mod_017.py", 2)]
+
+
+@pytest.mark.usefixtures("accelerated")
+def test_a_full_rewrite_drops_the_accelerator_and_rebuilds_it_once(bulk_repo: Path) -> None:
+    with trifecta.open(bulk_repo) as engine:
+        engine.index()
+        report = engine.index(full=True)
+        db = Path(engine.db_path)
+        assert report.files_indexed == BULK_FILES + 10
+        assert report.substring_index_seconds > 0
+        assert _state(db) == "ready"
+        _trigrams_consistent(db)
+        assert _pattern_hits(engine, "X-Token-17'") == [("pkg/mod_017.py", 2)]
+
+
+@pytest.mark.usefixtures("accelerated")
+def test_changes_in_one_batch_keep_the_accelerator_exact(bulk_repo: Path) -> None:
+    with trifecta.open(bulk_repo) as engine:
+        engine.index()
+        db = Path(engine.db_path)
+        pkg = bulk_repo / "pkg"
+        for i in (3, 40, 41, 150):  # rewritten: their old trigrams deleted, the new ones added
+            (pkg / f"mod_{i:03d}.py").write_text(f"def moved_{i}():\n    return 'X-Token-{i} moved'\n")
+        for i in (5, 6):
+            (pkg / f"mod_{i:03d}.py").unlink()
+        for name in ("new_a", "new_b"):
+            (pkg / f"{name}.py").write_text(f"NEW = 'X-Token-{name}'\n")
+        report = engine.index()
+        assert (report.files_indexed, report.files_deleted) == (6, 2)
+        _trigrams_consistent(db)
+        queries = ("X-Token-4", "moved", "X-Token-new", "X-Token-5'", "<div id=w3>")
+        accelerated = {q: _pattern_hits(engine, q) for q in queries}
+        assert accelerated["moved"] == [
+            ("pkg/mod_003.py", 1),
+            ("pkg/mod_040.py", 1),
+            ("pkg/mod_041.py", 1),
+            ("pkg/mod_150.py", 1),
+        ]
+        with sqlite3.connect(db) as conn:  # the same look-ups by a scan
+            conn.execute("UPDATE meta SET value = 'suspended' WHERE key = 'substring_index'")
+        assert {q: _pattern_hits(engine, q) for q in queries} == accelerated
 
 
 @pytest.mark.usefixtures("accelerated")
@@ -117,7 +166,8 @@ def test_a_refresh_with_no_change_writes_nothing(bulk_repo: Path) -> None:
 def test_progress_reports_the_files_then_the_accelerator(bulk_repo: Path) -> None:
     calls: list[tuple[int, int, str]] = []
     with trifecta.open(bulk_repo) as engine:
-        engine.index(progress=lambda done, total, message: calls.append((done, total, message)))
+        engine.index()
+        engine.index(full=True, progress=lambda done, total, message: calls.append((done, total, message)))
     files = BULK_FILES + 10
     assert calls[0] == (0, files, f"indexing {files} files")
     messages = [m for _, _, m in calls]
@@ -163,10 +213,8 @@ def test_a_small_segment_that_grows_past_the_threshold_gets_the_accelerator(
         engine.index()
         assert _state(db) == "scan"  # a write that stays below it keeps scanning
         (bulk_repo / "pkg" / "grown.py").write_text("GROWN = 'zebra_crossing_42'\n" + "# padding\n" * 200)
-        engine.search("zebra_crossing_42", mode="pattern")  # an implicit refresh marks it, builds nothing
-        assert _state(db) == "suspended" and _trigram_rows(db) == 0
+        # the implicit refresh before this search takes it past: that batch builds it
         assert _pattern_hits(engine, "zebra_crossing_4") == [("pkg/grown.py", 1)]
-        report = engine.index()  # an explicit run builds it
-        assert report.substring_index_seconds > 0
         assert _state(db) == "ready" and _trigram_rows(db) > 0
-        assert _pattern_hits(engine, "zebra_crossing_4") == [("pkg/grown.py", 1)]
+        _trigrams_consistent(db)
+        assert engine.index().substring_index_seconds == 0
