@@ -205,8 +205,26 @@ def split_identifier(word: str) -> list[str]:
     parts: list[str] = []
     for piece in word.split("_"):
         if piece:
-            parts.extend(_CAMEL.findall(piece) or [piece])
+            parts.extend((_CAMEL.findall(piece) if piece.isascii() else _camel_parts(piece)) or [piece])
     return parts
+
+
+def _camel_parts(piece: str) -> list[str]:
+    """`_CAMEL` for a piece with non-ASCII letters (`páginas`, `leerÍndice`), by the letters' own case."""
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(piece)):
+        prev, ch = piece[i - 1], piece[i]
+        nxt = piece[i + 1] if i + 1 < len(piece) else ""
+        if (
+            (prev.isdigit() != ch.isdigit())
+            or (prev.islower() and ch.isupper())
+            or (prev.isupper() and ch.isupper() and nxt.islower())  # HTTPHeader: HTTP | Header
+        ):
+            parts.append(piece[start:i])
+            start = i
+    parts.append(piece[start:])
+    return [p for p in parts if p]
 
 
 def words(text: str) -> list[str]:

@@ -13,6 +13,16 @@ def test_split_identifier() -> None:
     assert split_identifier("parseHTTPHeader") == ["parse", "HTTP", "Header"]
     assert split_identifier("parse_http_header") == ["parse", "http", "header"]
     assert split_identifier("__init__") == ["init"]
+
+
+def test_split_identifier_keeps_accented_words_whole() -> None:
+    """An accented letter is a letter: `páginas` is one word (it was `p ginas`, a phrase that matched
+    nothing and kept the Spanish word from its translation)."""
+    assert split_identifier("páginas") == ["páginas"]
+    assert split_identifier("petición") == ["petición"]
+    assert split_identifier("leerÍndice") == ["leer", "Índice"]
+    assert split_identifier("ÁrbolHTTPDecisión_2") == ["Árbol", "HTTP", "Decisión", "2"]
+    assert split_identifier("año2024") == ["año", "2024"]
     assert split_identifier("HTTPServer2") == ["HTTP", "Server", "2"]
 
 
