@@ -40,8 +40,8 @@ from .engines import (
     compile_smart_case,
     literals,
     looks_like_code_pattern,
-    verbatim_phrase,
     looks_like_regex,
+    verbatim_phrase,
 )
 from .ports import IndexReader, InvalidCodePattern
 from .rewrite import RewriteFlow, skipped
@@ -292,6 +292,10 @@ class SearchSegment:
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
         hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
         hits = _at_matching_lines(hits, query)
+        if len(hits) < request.limit and regex is None and code_pattern is None:
+            unmatched = self._unmatched_words(search_text)
+            if unmatched:  # "frobnicate" is nowhere in this segment: say so, rank what the rest finds
+                plan["unmatched"] = unmatched
 
         stats = self._reader.stats()
         fresh = Freshness(
@@ -601,6 +605,16 @@ class SearchSegment:
         ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return hits[:limit]
+
+    def _unmatched_words(self, query: str) -> list[str]:
+        """The question's words that no chunk holds, in any of their alternatives (asked only when a search
+        came back short, so the look-ups are few and their words rare)."""
+        terms = query_terms(query)[:32]
+        return [
+            t
+            for t in terms
+            if not self._reader.search_terms([self._alternatives(t)], require_all=True, limit=1)
+        ]
 
     def _alternatives(self, term: str) -> list[str]:
         alts = [term.lower()]

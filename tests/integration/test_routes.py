@@ -304,3 +304,14 @@ def test_a_pasted_message_is_found_where_it_is_written(tmp_path: Path) -> None:
         # a question in the same words is not a pasted message
         asked = eng.search("how is the ledger reconciled while a transfer is pending?").to_dict()["data"]
         assert "verbatim" not in asked["plan"] and asked["plan"]["route"] != "pattern"
+
+
+def test_a_question_naming_nothing_in_the_segment_says_so(engine: trifecta.Engine) -> None:
+    nothing = engine.search("frobnicate the wibbles").to_dict()
+    assert nothing["status"] == "ok" and nothing["data"]["hits"] == []
+    assert nothing["data"]["plan"]["unmatched"] == ["frobnicate", "wibbles"]
+    partly = engine.search("frobnicate the inventory", limit=50).to_dict()["data"]
+    assert partly["hits"]  # what the rest of the question finds is still ranked
+    assert partly["plan"]["unmatched"] == ["frobnicate"]
+    found = engine.search("inventory", limit=50).to_dict()["data"]
+    assert "unmatched" not in found["plan"]
