@@ -58,6 +58,11 @@ FILE_PATH = Expect("a file path (str or os.PathLike)", lambda v: isinstance(v, s
 FOLDER_PATH = Expect("a folder path (str or os.PathLike)", lambda v: isinstance(v, str | os.PathLike))
 PROGRESS = Expect("None or a callable progress(done, total, message)", lambda v: v is None or callable(v))
 URI = Expect("a sym:// selector string", lambda v: isinstance(v, str))
+# the upper bound is the segment's budget (max_snippets): the use case checks it, with the valid range
+EXPAND = Expect(
+    'an integer from 0 to the budget\'s max_snippets, or "auto"',
+    lambda v: v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0),
+)
 
 EXPECTED: Mapping[str, Mapping[str, Expect]] = {
     "search": {
@@ -69,6 +74,7 @@ EXPECTED: Mapping[str, Mapping[str, Expect]] = {
         "regex": FLAG,
         "code_pattern": FLAG,
         "lang": OPTIONAL_TEXT,
+        "expand": EXPAND,
     },
     "get": {"id": OPTIONAL_TEXT, "path": OPTIONAL_TEXT},
     "symbols": {"uri": URI},

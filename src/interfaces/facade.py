@@ -21,11 +21,13 @@ import os
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import attrs
 
 from ..application.embedding import EmbedRequest
+from ..application.expand import clear_lead, invalid_expand
+from ..application.expand import expand as expand_hits
 from ..application.get_source import GetRequest
 from ..application.index_segment import IndexReport, IndexRequest
 from ..application.navigation import HoverRequest, RefsRequest
@@ -310,13 +312,19 @@ class Engine:
         regex: bool = False,
         code_pattern: bool = False,
         lang: str | None = None,
+        expand: int | Literal["auto"] = 0,
     ) -> Response:
         """`rewrite`: None lets the should_rewrite gate decide (when [query_rewrite] is enabled), True forces
         an LLM rewrite, False never asks; `data["plan"]["rewrite"]` says what happened. `lang` ("go",
         "typescript", ...) keeps only that language's hits and parses a code pattern in it alone; without
-        it a code pattern runs in each file's own language."""
+        it a code pattern runs in each file's own language. `expand` (0 to the budget's max_snippets) inlines
+        the source of the first `expand` definition hits, inside the snippet budget (`data["expanded"]`);
+        "auto" inlines the top hit when its lead over the second is clear."""
+        invalid = None if expand == "auto" else invalid_expand(expand, self._app.policy)
+        if invalid is not None:
+            return invalid
         use_lint = self._app.settings.lint if lint is None else lint
-        return self._search.execute(
+        response = self._search.execute(
             SearchRequest(
                 query=query,
                 limit=limit,
@@ -327,6 +335,17 @@ class Engine:
                 code_pattern=code_pattern,
                 lang=lang,
             )
+        )
+        auto = expand == "auto"
+        if auto:
+            expand = 1 if response.ok and clear_lead(response.data.get("hits", [])) else 0
+        snippet = self._app.snippet.execute
+        return expand_hits(
+            response,
+            int(expand),
+            lambda uri: snippet(SnippetRequest(uri=uri)),
+            self._app.policy,
+            whole_only=auto,
         )
 
     @_guarded("source")

@@ -43,6 +43,7 @@ from .. import __version__
 from ..application.ports import CodedError
 from ..domain.actions import NotAnAction, tool_call
 from ..domain.contract import ErrorCode, Response
+from .render import PROFILES, brief
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
@@ -177,9 +178,13 @@ def tool_calls(actions: Iterable[str]) -> list[dict[str, Any]]:
     return calls
 
 
-def to_result(response: Response) -> CallToolResult:
+def to_result(response: Response, profile: str = "full", *, plan: bool = False) -> CallToolResult:
+    """The envelope as the tool result: structured content and the same compact JSON as text. The brief
+    profile (the server's default) cuts data to what an agent acts on; next actions are tool calls."""
     envelope = response.to_dict()
     envelope["next_actions"] = tool_calls(response.next_actions)
+    if profile == "brief":
+        envelope = brief(envelope, plan=plan)
     text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=not response.ok
@@ -319,7 +324,11 @@ class TrifectaMCP:
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         index_timeout: float = DEFAULT_INDEX_TIMEOUT,
         reopen: Callable[[], Engine] | None = None,
+        profile: str = "brief",
     ) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        self.profile = profile
         self.engine = engine  # the first Engine; after a time-out the worker holds a fresh one
         self.call_timeout = call_timeout
         self.index_timeout = index_timeout
@@ -339,7 +348,9 @@ class TrifectaMCP:
         )
         self._register()
 
-    async def _run(self, kind: str, call: Call, timeout: float | None = None) -> CallToolResult:
+    async def _run(
+        self, kind: str, call: Call, timeout: float | None = None, *, plan: bool = False
+    ) -> CallToolResult:
         """Run one Engine call on the worker thread, within its time limit; anything it raises becomes an
         INTERNAL_ERROR envelope, a call past its limit a TIMEOUT one."""
         if self._lock is None:
@@ -365,7 +376,7 @@ class TrifectaMCP:
                 response = Response.failure(kind, exc.code, str(exc), error_data=exc.data)
             except Exception as exc:
                 response = Response.failure(kind, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
-        return to_result(response)
+        return to_result(response, self.profile, plan=plan)
 
     async def _after_warm_up(self) -> None:
         """A call waits for the index build started with the server, for at most the index limit from the
@@ -416,10 +427,25 @@ class TrifectaMCP:
                     "(code with $X / $$$) is parsed in it alone. null: each file's own language."
                 ),
             ] = None,
+            explain: Annotated[
+                bool, Field(description="Include the plan: how the query was classified, routed and ranked.")
+            ] = False,
+            expand: Annotated[
+                int | None,
+                Field(
+                    description="Inline the source of the first N definition hits (0-5), inside the snippet "
+                    "budget (data.expanded reports it). null: the top hit's, when its lead over the second is "
+                    "clear; 0: none."
+                ),
+            ] = None,
         ) -> Result:
+            how: int | Literal["auto"] = "auto" if expand is None else expand
             return await self._run(
                 "search",
-                lambda e: e.search(query, limit=limit, mode=mode, lint=lint, rewrite=rewrite, lang=lang),
+                lambda e: e.search(
+                    query, limit=limit, mode=mode, lint=lint, rewrite=rewrite, lang=lang, expand=how
+                ),
+                plan=explain,
             )
 
         @tool(name="get", title="Raw source (L3)", description=GET, annotations=READ_ONLY)
@@ -449,11 +475,11 @@ class TrifectaMCP:
 
         @tool(name="lint", title="Lint a query", description=LINT, annotations=READ_ONLY)
         async def lint(query: Query) -> Result:
-            return to_result(_lint(query))
+            return to_result(_lint(query), self.profile)
 
         @tool(name="classify", title="Classify a query", description=CLASSIFY, annotations=READ_ONLY)
         async def classify(query: Query) -> Result:
-            return to_result(_classify(query))
+            return to_result(_classify(query), self.profile)
 
         @tool(name="index_status", title="Index status", description=INDEX_STATUS, annotations=READ_ONLY)
         async def index_status() -> Result:
@@ -535,6 +561,7 @@ def serve(
     call_timeout: float | None = None,
     index_timeout: float | None = None,
     reopen: Callable[[], Engine] | None = None,
+    profile: str = "brief",
 ) -> None:
     """Serve MCP over stdio with this Engine until the client hangs up, then close the Engine. Progress of
     a first index build may go to stderr (the Engine's progress sink); stdout carries only the protocol.
@@ -546,7 +573,9 @@ def serve(
     except ValueError as exc:
         engine.close()
         raise SystemExit(f"trifecta mcp: {exc}") from None
-    app = TrifectaMCP(engine, call_timeout=call_timeout, index_timeout=index_timeout, reopen=reopen)
+    app = TrifectaMCP(
+        engine, call_timeout=call_timeout, index_timeout=index_timeout, reopen=reopen, profile=profile
+    )
     try:
         app.run()
     finally:

@@ -47,9 +47,16 @@ def with_commands(response: Response, segment: str) -> Response:
     return attrs.evolve(response, next_actions=tuple(commands))
 
 
-def write_json(response: Response, out: TextIO | None = None) -> None:
+def write_json(
+    response: Response, out: TextIO | None = None, *, profile: str = "full", plan: bool = False
+) -> None:
+    """The envelope on OUT: indented in full, or one compact line in the brief profile."""
     out = out or sys.stdout
-    out.write(json.dumps(response.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    envelope = response.to_dict()
+    if profile == "brief":
+        out.write(json.dumps(brief(envelope, plan=plan), ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        out.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
 
 
 class Style:
@@ -122,7 +129,8 @@ def write_hits(data: dict[str, Any], out: TextIO) -> None:
         where = s(f"{hit['path']}:{hit.get('line') or hit['start_line']}", "35")
         symbol = s(hit["symbol"], "1;32") if hit["symbol"] else s(hit["kind"], "2")
         out.write(f"{where}  {symbol}  {s(hit['id'], '2')}\n")
-        for line in hit["preview"].splitlines()[:4]:
+        shown = hit["source"] if "source" in hit else "\n".join(hit["preview"].splitlines()[:4])
+        for line in shown.splitlines():
             out.write(f"    {line}\n")
     index = data.get("index", {})
     if index:
@@ -194,3 +202,96 @@ def write_human(response: Response, out: TextIO | None = None) -> None:
     else:
         out.write(json.dumps(response.to_dict()["data"], ensure_ascii=False, indent=2) + "\n")
         write_next(response, out)
+
+
+# --------------------------------------------------------------------------- the brief profile
+PROFILES = ("brief", "full")
+_SIG_CHARS = 140  # a signature or matching line longer than this is cut (with "…")
+_DOC_CHARS = 100
+_DOC_MARKS = ('"""', "'''", "#", "//", "/*", "*", "--")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def brief_hit(hit: dict[str, Any]) -> dict[str, Any]:
+    """One search hit as an agent needs it to choose: where (`loc`, which `get(path=...)` reads as is), what
+    (symbol, kind), its signature or matching line, the first doc line, and its handle: the `uri` to zoom
+    with, or the `id` of a hit that is no definition."""
+    start, end = hit.get("start_line"), hit.get("end_line")
+    line = hit.get("line")
+    out: dict[str, Any] = {"loc": f"{hit.get('path', '')}:{start}-{end}" if start else hit.get("path", "")}
+    if line and line != start:
+        out["line"] = line
+    for key in ("symbol", "kind"):
+        if hit.get(key):
+            out[key] = hit[key]
+    lines = [s.strip() for s in str(hit.get("preview", "")).splitlines() if s.strip()]
+    if lines:
+        out["sig"] = _cut(lines[0], _SIG_CHARS)
+    if len(lines) > 1 and lines[1].startswith(_DOC_MARKS) and hit.get("symbol"):
+        doc = lines[1].strip("\"'#/*- ").strip()
+        if doc:
+            out["doc"] = _cut(doc, _DOC_CHARS)
+    if hit.get("uri"):
+        out["uri"] = hit["uri"]
+    elif hit.get("id"):  # a definition's uri is its handle; `loc` reads the same lines with get(path=...)
+        out["id"] = hit["id"]
+    if "source" in hit:  # inlined by expand: the definition itself
+        out["source"] = hit["source"]
+        if hit.get("source_truncated"):
+            out["source_truncated"] = True
+    return out
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value is False or (isinstance(value, str | list | dict) and not value)
+
+
+def _lean(value: Any) -> Any:
+    """Without empty values and falses (the defaults a reader can assume), floats rounded to one decimal."""
+    if isinstance(value, dict):
+        return {k: _lean(v) for k, v in value.items() if not _empty(v)}
+    if isinstance(value, list):
+        return [_lean(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 1)
+    return value
+
+
+def brief(envelope: dict[str, Any], *, plan: bool = False) -> dict[str, Any]:
+    """The brief profile of an envelope (JSON-ready, as `Response.to_dict` gives it): the same envelope keys,
+    with data cut to what an agent acts on. A search keeps its hits as `brief_hit`s, `total` only when more
+    matched than shown, the plan only when asked for; other answers lose their empty values and timings."""
+    data = dict(envelope.get("data", {}))
+    if envelope.get("kind") == "search" and isinstance(data.get("hits"), list):
+        hits = data["hits"]
+        out: dict[str, Any] = {"hits": [brief_hit(h) for h in hits]}
+        if data.get("total", len(hits)) != len(hits):
+            out["total"] = data["total"]
+        for key in ("expanded", "budget"):
+            if key in data:
+                out[key] = data[key]
+        if plan and "plan" in data:
+            out["plan"] = data["plan"]
+        data = out
+        if hits and not envelope.get("errors"):  # each hit carries its uri or id: zooming in needs no more
+            envelope = {**envelope, "next_actions": []}
+    else:
+        if envelope.get("kind") == "snippet":  # asked by uri: the uri, path and signature are known
+            for key in ("uri", "path", "signature"):
+                data.pop(key, None)
+            envelope = {**envelope, "refs": []}  # the file's uri, which the snippet's uri already names
+        for key in _TIMINGS:
+            data.pop(key, None)
+        for key, default in _DEFAULTS.items():
+            if key in data and data[key] == default:
+                del data[key]
+        data = _lean(data)
+    return {**envelope, "data": data}
+
+
+# what the brief profile leaves out when it says nothing: timings, byte counts, nothing hidden or omitted
+_TIMINGS = ("took_ms", "lsp_ms", "latency_ms", "bytes")
+_DEFAULTS: dict[str, Any] = {"hidden_lines": 0, "omitted": 0, "truncated": False}

@@ -176,6 +176,8 @@ def test_lists_every_tool_with_descriptions_for_agents(session: dict[str, Any]) 
         "rewrite",
         "lint",
         "lang",
+        "explain",
+        "expand",
     }
     assert tools["search"].input_schema["required"] == ["query"]
     assert tools["search"].annotations.read_only_hint is True
@@ -239,7 +241,7 @@ def test_good_calls_answer_and_bad_calls_name_an_error_code(session: dict[str, A
     typo = session["results"][7][2].structured_content["errors"][0]
     assert typo["data"] == {
         "unknown": ["qurey"],
-        "expected": ["lang", "limit", "lint", "mode", "query", "rewrite"],
+        "expected": ["expand", "explain", "lang", "limit", "lint", "mode", "query", "rewrite"],
     }
 
 
@@ -403,8 +405,8 @@ def test_a_hung_call_answers_timeout_and_the_server_keeps_serving(tmp_path: Path
     envelopes = [(name, r.structured_content or {}, r.is_error, seconds) for name, r, seconds in results]
     searches = [env for name, env, _, _ in envelopes if name == "search"]
     assert all(env["status"] == "ok" for env in searches)
-    first_hits = [h["id"] for h in searches[0]["data"]["hits"]]
-    assert first_hits and all([h["id"] for h in env["data"]["hits"]] == first_hits for env in searches)
+    first_hits = [h["loc"] for h in searches[0]["data"]["hits"]]
+    assert first_hits and all([h["loc"] for h in env["data"]["hits"]] == first_hits for env in searches)
     for name, env, is_error, seconds in envelopes:
         if name == "hover":
             assert is_error and env["errors"][0]["code"] == "TIMEOUT"

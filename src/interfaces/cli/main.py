@@ -28,6 +28,13 @@ app.add_typer(ast_app, name="ast")
 
 SegmentOpt = Annotated[str, typer.Option("--segment", "-s", help="The repository or folder to work on.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON envelope on stdout.")]
+ProfileOpt = Annotated[
+    str,
+    typer.Option(
+        "--profile",
+        help="With --json: full (the whole envelope) or brief (per hit only what an agent needs to choose).",
+    ),
+]
 
 
 def _version(value: bool) -> None:
@@ -94,24 +101,46 @@ def _engine(segment: str, **options: Any) -> Engine:
     return engine
 
 
-def _answer(segment: str, as_json: bool, call: Callable[[Engine], Response]) -> None:
+def _answer(
+    segment: str,
+    as_json: bool,
+    call: Callable[[Engine], Response],
+    profile: str = "full",
+    *,
+    plan: bool = False,
+) -> None:
     """Open the segment, ask one question, close, print the answer with its exit code."""
+    _check_profile(profile)
     engine = _engine(segment)
     try:
         response = call(engine)
     finally:
         engine.close()
-    _emit(response, as_json, engine.segment)
+    _emit(response, as_json, engine.segment, profile, plan=plan)
 
 
-def _emit(response: Response, as_json: bool, segment: str | None = None) -> None:
+def _check_profile(profile: str) -> None:
+    from ..render import PROFILES
+
+    if profile not in PROFILES:
+        raise typer.BadParameter(f"{profile!r} is not one of {', '.join(PROFILES)}", param_hint="'--profile'")
+
+
+def _emit(
+    response: Response,
+    as_json: bool,
+    segment: str | None = None,
+    profile: str = "full",
+    *,
+    plan: bool = False,
+) -> None:
     """Print the answer (its next actions as full command lines on SEGMENT) and exit with its code."""
     from ..render import exit_code, with_commands, write_errors, write_human, write_json, write_warnings
 
     if segment is not None:
         response = with_commands(response, segment)
     if as_json:
-        write_json(response)
+        write_json(response, profile=profile, plan=plan)
         write_errors(response) if not response.ok else write_warnings(response)
     else:
         write_human(response)
@@ -204,9 +233,23 @@ def search_cmd(
         ),
     ] = None,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Print how the query was understood and routed, then the hits.")
+        bool,
+        typer.Option(
+            "--explain",
+            help="Print how the query was understood and routed, then the hits (with --json --profile brief: "
+            "keep the plan).",
+        ),
     ] = False,
+    expand: Annotated[
+        int,
+        typer.Option(
+            "--expand",
+            "-x",
+            help="Inline the source of the first N definition hits, inside the snippet budget.",
+        ),
+    ] = 0,
     as_json: JsonOpt = False,
+    profile: ProfileOpt = "full",
 ) -> None:
     """L0: the few places that answer a question, ranked."""
     _answer(
@@ -223,8 +266,11 @@ def search_cmd(
                 regex=regex,
                 code_pattern=code_pattern,
                 lang=lang,
+                expand=expand,
             ),
         ),
+        profile,
+        plan=explain,
     )
 
 
@@ -270,9 +316,10 @@ def get_cmd(
         str | None, typer.Option("--path", help="PATH or PATH:START-END inside the segment.")
     ] = None,
     as_json: JsonOpt = False,
+    profile: ProfileOpt = "full",
 ) -> None:
     """L3: raw source by hit id or path[:START-END], cut to the byte budget."""
-    _answer(segment, as_json, lambda engine: engine.get(id=id, path=path))
+    _answer(segment, as_json, lambda engine: engine.get(id=id, path=path), profile)
 
 
 @ast_app.command("symbols")
@@ -280,9 +327,10 @@ def ast_symbols_cmd(
     uri: Annotated[str, typer.Argument(help="sym://python/mod/<path> or sym://python/type/<path>/<Class>")],
     segment: SegmentOpt = ".",
     as_json: JsonOpt = False,
+    profile: ProfileOpt = "full",
 ) -> None:
     """L1: the skeleton of a file or class: names, signatures, first doc lines, line ranges."""
-    _answer(segment, as_json, lambda engine: engine.symbols(uri))
+    _answer(segment, as_json, lambda engine: engine.symbols(uri), profile)
 
 
 @ast_app.command("snippet")
@@ -290,9 +338,10 @@ def ast_snippet_cmd(
     uri: Annotated[str, typer.Argument(help="sym://python/type/<path>/<Symbol>[#Member.Member]")],
     segment: SegmentOpt = ".",
     as_json: JsonOpt = False,
+    profile: ProfileOpt = "full",
 ) -> None:
     """L2: one definition's source, cut to the snippet budget."""
-    _answer(segment, as_json, lambda engine: engine.snippet(uri))
+    _answer(segment, as_json, lambda engine: engine.snippet(uri), profile)
 
 
 @ast_app.command("hover")
@@ -413,14 +462,23 @@ def mcp_cmd(
             help="The same for reindex and the index build at start (default 600, or TRIFECTA_MCP_INDEX_TIMEOUT).",
         ),
     ] = None,
+    profile: Annotated[
+        str,
+        typer.Option(
+            "--profile",
+            help="brief (default: per hit only what an agent needs to choose, no plan unless asked) or full "
+            "(the whole envelope).",
+        ),
+    ] = "brief",
 ) -> None:
     """Serve the segment to agents over MCP (stdio): tools search, get, symbols, snippet, hover, refs, lint,
     classify, index_status, reindex. Add it to an MCP client as: trifecta mcp --segment /path/to/repo"""
+    _check_profile(profile)
     engine = _engine(segment)  # a bad segment fails here, before the SDK is even imported
     engine.origin = "mcp"
     from ..mcp_server import serve
 
-    serve(engine, call_timeout=call_timeout, index_timeout=index_timeout)
+    serve(engine, call_timeout=call_timeout, index_timeout=index_timeout, profile=profile)
 
 
 @app.command("eval")
