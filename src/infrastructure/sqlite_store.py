@@ -56,6 +56,7 @@ from ..application.ports import (
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.contract import ErrorCode
 from ..domain.terms import expand_identifiers
+from .state_folder import STATE_DIR, write_gitignore
 
 SCHEMA_VERSION = "7"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
@@ -398,6 +399,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._refuse_symlink()
         with contextlib.suppress(OSError):  # a folder that cannot be made is read-only, below
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.parent.name == STATE_DIR:  # keep the index out of the user's `git status`
+                write_gitignore(self.path.parent)
         self.read_only = not writable(self.path)
         if self.read_only:
             return self._open_read_only()

@@ -73,6 +73,8 @@ BAD_INPUT = [
     ("ast refs sym://python/type/mod/parse -s {seg} -n 0 --json", "INVALID_ARGUMENT", "refs"),
     ("eval -s {seg} --json", "INVALID_ARGUMENT", "eval"),
     ("eval -q q.jsonl -s {seg} --k 0 --json", "INVALID_ARGUMENT", "eval"),
+    ("init {missing} --json", "SEGMENT_NOT_FOUND", "init"),
+    ("init {seg} --json --bogus", "INVALID_ARGUMENT", "init"),
 ]
 
 

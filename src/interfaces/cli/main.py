@@ -579,9 +579,11 @@ def _failure(kind: str, exc: BaseException) -> Response:
     )
 
 
-from .trust import trust_cmd  # noqa: E402 - registered after the app it joins
+from .init import init_cmd  # noqa: E402 - registered after the app it joins
+from .trust import trust_cmd  # noqa: E402
 
 app.command("trust")(trust_cmd)
+app.command("init")(init_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:
