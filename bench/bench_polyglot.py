@@ -11,6 +11,8 @@ For each tree, in one run and on one copy of it:
   5. search p50/p95 over ~20 realistic questions and identifiers about that project (target: p95 < 20 ms),
      with the library's default freshness check on every call and with auto_refresh off
   6. `ctags -R --languages=L` on the same tree, when Universal Ctags is installed (a reference, not a target)
+  7. refresh: `engine.index()` in a new process on the built index (its first run checks the file), then p50
+     of a refresh with nothing changed and of one after a comment line is appended to one file
 
 The trees are fetched once, pinned by version, from npm (`npm pack`) and Debian (`apt-get download`, after
 `apt-get update` if the package is not found) into --corpora, keeping only each language's source files:
@@ -64,6 +66,7 @@ from bench_index import (  # noqa: E402 - bench/ is not a package
 RESULTS = BENCH_DIR / "results"
 DEFAULT_CORPORA = Path("/tmp/trifecta-polyglot-bench")
 TARGET_RATIO = 1.5  # full index / parse-only, on 2 cores
+REFRESH_RUNS = 5
 DEFAULT_WORKERS = 2
 
 
@@ -307,6 +310,36 @@ finally:
     engine.close()
 """
 
+# The refresh child: argv: a JSON object of arguments. A new process checks the file once (its first run);
+# then, per round, a refresh with nothing changed and one after a comment line is appended to one file.
+REFRESH_CHILD = r"""
+import json, os, statistics, sys, time
+import trifecta
+args = json.loads(sys.argv[1])
+target = os.path.join(args["tree"], args["touch"])
+engine = trifecta.open(args["tree"], db_path=args["db"], workers=args["workers"])
+try:
+    t = time.perf_counter()
+    engine.index()
+    first = time.perf_counter() - t
+    nochange, onefile, indexed = [], [], []
+    for i in range(args["runs"]):
+        t = time.perf_counter()
+        engine.index()
+        nochange.append(time.perf_counter() - t)
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(f"\n// trifecta bench touch {i}\n")
+        t = time.perf_counter()
+        indexed.append(engine.index().files_indexed)
+        onefile.append(time.perf_counter() - t)
+finally:
+    engine.close()
+print(json.dumps({
+    "path": args["touch"], "first_s": first, "nochange_p50_s": statistics.median(nochange),
+    "onefile_p50_s": statistics.median(onefile), "onefile_walls_s": onefile, "files_indexed": indexed,
+}))
+"""
+
 INDEX_PROFILE_CHILD = r"""
 import cProfile, json, sys, time
 import trifecta
@@ -473,6 +506,18 @@ def bench_search_child(
     return run_json(cmd)[1]
 
 
+def bench_refresh(
+    tree: Path, db: Path, paths: Sequence[str], workers: int, runs: int, workdir: Path
+) -> dict[str, Any]:
+    """engine.index() in a new process on the built index: the first run (which checks the file), then
+    p50 of a no-change refresh and of a refresh after one file (the median-sized one) changed."""
+    sizes = sorted((os.path.getsize(tree / p), p) for p in paths)
+    touch = sizes[len(sizes) // 2][1]
+    args = {"tree": str(tree), "db": str(db), "touch": touch, "workers": workers, "runs": runs}
+    cmd = [sys.executable, child_script(workdir, "refresh.py", REFRESH_CHILD), json.dumps(args)]
+    return run_json(cmd)[1]
+
+
 def bench_ctags_language(tree: Path, language: str, workdir: Path) -> dict[str, Any]:
     """`ctags -R --languages=L` over the tree: a compiled tagger's time, for reference."""
     ctags, name = shutil.which("ctags"), CTAGS_LANGUAGES.get(language)
@@ -550,6 +595,8 @@ def measure_tree(
             bench_search_child, tree, db, spec.queries, search_runs, auto_refresh, workdir
         )
         attempt(result, key, search)
+    # last: it changes a file of the tree
+    attempt(result, "refresh", lambda: bench_refresh(tree, db, paths, workers, REFRESH_RUNS, workdir))
     if profile:
         attempt(result, "profile", lambda: profile_parse(tree, paths, workdir))
         attempt(result, "profile_index", lambda: profile_index(tree, workdir, workers))
@@ -570,7 +617,7 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
     head = (
         "| tree | files (MB) | symbols / chunks | parse errors | parse-only, 1 process | full index "
         f"| ratio (target <= {TARGET_RATIO}) | search p50 / p95 (target p95 < {TARGET_SEARCH_P95_MS:.0f} ms) "
-        "| same, auto_refresh off | peak RSS index / worker | ctags -R "
+        "| same, auto_refresh off | refresh p50: no change / one file | peak RSS index / worker | ctags -R "
         "| CPU s: parse-only / index (process + workers) |"
     )
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]
@@ -591,6 +638,7 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
             f"{value:.2f}x {verdict(value <= TARGET_RATIO)}" if value is not None else "n/a",
             _search_cell(search),
             _search_cell(quiet),
+            _refresh_cell(r.get("refresh", {})),
             f"{full['maxrss_kb'] / 1024:.0f} / {full['workers_maxrss_kb'] / 1024:.0f} MB"
             if "maxrss_kb" in full
             else _failed(full),
@@ -617,6 +665,12 @@ def _cpu_cell(parse: dict[str, Any], full: dict[str, Any]) -> str:
         f"{parse['cpu_s']:.2f} / {total:.2f} ({full['index_cpu_s']:.2f} + {full['workers_cpu_s']:.2f}), "
         f"{total / parse['cpu_s']:.2f}x"
     )
+
+
+def _refresh_cell(refresh: dict[str, Any]) -> str:
+    if "onefile_p50_s" not in refresh:
+        return _failed(refresh)
+    return f"{fmt_s(refresh['nochange_p50_s'])} / {fmt_s(refresh['onefile_p50_s'])}"
 
 
 def _failed(phase: dict[str, Any]) -> str:
@@ -652,6 +706,13 @@ def render_notes(results: Sequence[dict[str, Any]]) -> str:
                 f"  - full index: searchable after {fmt_s(full['searchable_s'])}, {trigram}, process wall "
                 f"{fmt_s(full['wall_s'])}, skipped {full['skipped']}; load average at this tree's start/end "
                 f"{load[0]:.1f}/{load[1]:.1f}"
+            )
+        refresh = r.get("refresh", {})
+        if "onefile_p50_s" in refresh:
+            out.append(
+                f"  - refresh (engine.index() in a new process): first run {fmt_s(refresh['first_s'])} (checks "
+                f"the file), then p50 no change {fmt_s(refresh['nochange_p50_s'])}, one file changed "
+                f"(`{refresh['path']}`) {fmt_s(refresh['onefile_p50_s'])}"
             )
         if "per_query" in search:
             slowest = sorted(search["per_query"], key=lambda q: -q["p50_ms"])[:3]

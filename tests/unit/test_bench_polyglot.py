@@ -54,6 +54,14 @@ def fake_tree(**overrides: Any) -> dict[str, Any]:
             "internal_errors": [],
         },
         "search_no_autorefresh": {"p50_ms": 3.0, "p95_ms": 25.0},
+        "refresh": {
+            "path": "pkg/a.go",
+            "first_s": 0.2,
+            "nochange_p50_s": 0.012,
+            "onefile_p50_s": 0.045,
+            "onefile_walls_s": [0.045],
+            "files_indexed": [1],
+        },
     }
     result.update(overrides)
     return result
@@ -100,9 +108,10 @@ def test_table_shows_ratio_search_and_rss_against_the_targets() -> None:
     assert row[6] == "1.20x PASS"
     assert row[7] == "4.0 / 19.5 ms PASS"
     assert row[8] == "3.0 / 25.0 ms MISS"
-    assert row[9] == "200 / 90 MB"
-    assert row[10] == "500 ms, 9,000 tags"
-    assert row[11] == "9.50 / 19.00 (6.00 + 13.00), 2.00x"
+    assert row[9] == "12 ms / 45 ms"
+    assert row[10] == "200 / 90 MB"
+    assert row[11] == "500 ms, 9,000 tags"
+    assert row[12] == "9.50 / 19.00 (6.00 + 13.00), 2.00x"
     assert row[5] == "12.00 s (2 workers)"
 
 
@@ -111,7 +120,16 @@ def test_an_index_that_started_no_worker_says_so() -> None:
     small["full_index"]["workers_cpu_s"] = 0.0
     row = table_row(bp.render_table([small]))
     assert row[5] == "12.00 s (1 process: too small for workers)"
-    assert row[11] == "9.50 / 6.00 (6.00 + 0.00), 0.63x"
+    assert row[12] == "9.50 / 6.00 (6.00 + 0.00), 0.63x"
+
+
+def test_refresh_is_a_column_and_a_note() -> None:
+    notes = bp.render_notes([fake_tree()])
+    assert (
+        "first run 200 ms (checks the file), then p50 no change 12 ms, one file changed (`pkg/a.go`) 45 ms"
+        in notes
+    )
+    assert table_row(bp.render_table([fake_tree(refresh={"error": "x"})]))[9] == "FAILED"
 
 
 def test_notes_say_how_the_trigram_accelerator_was_built() -> None:
