@@ -146,12 +146,15 @@ def test_mcp_search_takes_lang(segment: Path) -> None:
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            found = await session.call_tool("search", {"query": "fmt.Errorf($$$)", "lang": "golang"})
+            found = await session.call_tool(
+                "search", {"query": "fmt.Errorf($$$)", "lang": "golang", "explain": True}
+            )
             bad = await session.call_tool("search", {"query": "fmt.Errorf($$$)", "lang": "klingon"})
             return found.structured_content, bad.structured_content
 
     found, bad = anyio.run(call)
-    assert [(h["path"], h["line"]) for h in found["data"]["hits"]] == [
+    # the brief profile (MCP's default): `loc` is path:start-end
+    assert [(h["loc"].split(":")[0], h["line"]) for h in found["data"]["hits"]] == [
         ("cmd/config.go", 12),
         ("cmd/validate.go", 13),
     ]
