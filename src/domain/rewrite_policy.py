@@ -21,7 +21,8 @@ Decisions where the document is silent:
 * ``apply_focus`` always returns the items sorted by score, highest first and stable for ties, also for
   ``Focus.ALL`` (where the document returned the input order untouched).
 * ``infer_focus`` is the fallback when no LLM supplied a focus: "tests" when the query mentions tests (English
-  or Spanish), otherwise "implementation".
+  or Spanish), "all" when it only says something is "tested" (a check in the code as often as a test),
+  otherwise "implementation".
 * ``parse_focus`` maps anything that is not a known focus (an LLM's free text, ``None``) to ``Focus.ALL``,
   the choice that changes no score.
 """
@@ -74,9 +75,12 @@ _TEST_DIRECTORIES = frozenset({"tests", "test", "__tests__", "__mocks__", "testd
 # file names: Python test_x.py, Go x_test.go, JS/TS x.test.ts and x.spec.js, Ruby x_spec.rb, Java/C# XTest(s)
 _TEST_STEM = re.compile(r"(?:_test|\.test|\.spec|_spec|[a-z0-9]Tests?)$")
 _TEST_WORDS = frozenset(
-    {"test", "tests", "testing", "tested", "pytest", "unittest", "unittests", "fixture", "fixtures",
+    {"test", "tests", "testing", "pytest", "unittest", "unittests", "fixture", "fixtures",
      "conftest", "prueba", "pruebas"}
 )  # fmt: skip
+# "where is a checked-out connection tested": a check the code makes as often as a test that covers it, so
+# neither side is preferred
+_EITHER_WORDS = frozenset({"tested", "probado", "probada"})
 _WORD_RE = re.compile(r"[^\W_]+")  # words without underscores, so "test_store" mentions "test"
 
 
@@ -144,9 +148,12 @@ def apply_focus(
 
 
 def infer_focus(query: str) -> Focus:
-    """TESTS when the query is about tests, else IMPLEMENTATION; for when no LLM gave a focus."""
+    """TESTS when the query is about tests, ALL when it only says something is "tested", else
+    IMPLEMENTATION; for when no LLM gave a focus."""
     words = set(_WORD_RE.findall(query.lower()))
-    return Focus.TESTS if words & _TEST_WORDS else Focus.IMPLEMENTATION
+    if words & _TEST_WORDS:
+        return Focus.TESTS
+    return Focus.ALL if words & _EITHER_WORDS else Focus.IMPLEMENTATION
 
 
 def parse_focus(value: object) -> Focus:
