@@ -176,6 +176,89 @@ def write_navigation(response: Response, out: TextIO) -> None:
     write_next(response, out)
 
 
+def _lines(rng: Any) -> str:
+    if not isinstance(rng, dict) or "start_line" not in rng:
+        return ""
+    start, end = rng["start_line"], rng.get("end_line", rng["start_line"])
+    return f"{start}-{end}" if end != start else str(start)
+
+
+def write_outline(data: dict[str, Any], out: TextIO) -> None:
+    """ast symbols: a header (the file, or the definition asked for), then one line per symbol, indented by
+    nesting: kind, name, line range, signature, and the first doc line after a `#`."""
+    s = Style(out)
+    where = f"{data.get('path', '')}:{_lines(data['range'])}" if "range" in data else data.get("path", "")
+    header = f"{s(str(where), '35')}  {s(str(data.get('uri', '')), '2')}"
+    if data.get("name"):
+        header = f"{s(str(where), '35')}  {data.get('kind', '')} {s(str(data['name']), '1;32')}  {s(str(data.get('uri', '')), '2')}"
+    out.write(header + "\n")
+    if data.get("signature") and not _restates(data):
+        out.write(f"  {data['signature']}" + (s(f"  # {data['doc']}", "2") if data.get("doc") else "") + "\n")
+    depth = 1 if data.get("name") else 0
+    count = 0
+
+    def entry(symbol: dict[str, Any], level: int) -> None:
+        nonlocal count
+        count += 1
+        if symbol.get("path"):  # a package's symbols come file by file
+            out.write(s(f"{'  ' * level}{symbol['path']}", "35") + "\n")
+        pad = "  " * level
+        line = f"{pad}{s(str(symbol.get('kind', '')), '2')} {s(str(symbol.get('name', '')), '1;32')}"
+        line += f"  {s(_lines(symbol.get('range')), '35')}"
+        signature = str(symbol.get("signature") or "")
+        if signature and not _restates(symbol):
+            line += f"  {signature}"
+        if symbol.get("doc"):
+            line += s(f"  # {symbol['doc']}", "2")
+        out.write(line + "\n")
+        for child in symbol.get("children") or []:
+            entry(child, level + 1)
+
+    for symbol in data.get("symbols", []):
+        entry(symbol, depth)
+    if not data.get("symbols"):
+        out.write(f"{'  ' * depth}(no symbols)\n")
+    omitted = data.get("omitted") or 0
+    more = f", {omitted} more left out to stay inside the budget (ast symbols on a class shows its members)"
+    out.write(s(f"-- {count} symbols{more if omitted else ''}", "2") + "\n")
+
+
+def _restates(symbol: dict[str, Any]) -> bool:
+    """A signature that says no more than the kind and name (`class Receipt`)."""
+    return str(symbol.get("signature", "")).strip() == f"{symbol.get('kind', '')} {symbol.get('name', '')}"
+
+
+_LABELS = {
+    "db_path": "index",
+    "db_bytes": "index size",
+    "built_at": "built at",
+    "parse_errors": "parse errors",
+}
+
+
+def _cell(key: str, value: Any) -> str:
+    if key.endswith("_bytes") and isinstance(value, int):
+        return f"{value:,} bytes ({value / 1048576:.1f} MiB)" if value >= 1048576 else f"{value:,} bytes"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return str(value)
+
+
+def write_table(data: dict[str, Any], out: TextIO) -> None:
+    """status: one `label  value` row a field, labels aligned (fields added later show up on their own)."""
+    s = Style(out)
+    rows = [(_LABELS.get(key, key.replace("_", " ")), _cell(key, value)) for key, value in data.items()]
+    width = max((len(label) for label, _ in rows), default=0)
+    for label, value in rows:
+        out.write(f"{s(label.ljust(width), '2')}  {value}\n")
+
+
 def write_human(response: Response, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     response = printable(response)
@@ -191,6 +274,12 @@ def write_human(response: Response, out: TextIO | None = None) -> None:
         write_navigation(response, out)
     elif response.kind == "search":
         write_hits(data, out)
+        write_next(response, out)
+    elif response.kind == "skeleton" and "symbols" in data:
+        write_outline(data, out)
+        write_next(response, out)
+    elif response.kind == "status":
+        write_table(data, out)
         write_next(response, out)
     elif "content" in data:
         rng = data.get("range", {})
