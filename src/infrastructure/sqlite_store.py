@@ -740,6 +740,7 @@ class SqliteIndex(IndexWriter, IndexReader):
     def apply(
         self, updates: Sequence[FileUpdate], deleted: Sequence[str], touched: Sequence[FileState]
     ) -> None:
+        cached = self._states_cache
         with self._transaction() as c:
             self._substring_ready = self._read_substring_state() == "ready"
             self._trigrams_from = None
@@ -776,6 +777,12 @@ class SqliteIndex(IndexWriter, IndexReader):
                 # grown past the size a scan serves well: build the accelerator now, batch by batch after
                 c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
                 self._set_substring_state("ready")
+        if cached is not None:  # what was written, rather than reading every file's row again (6 ms on 2k)
+            states = dict(cached)  # a new dict: callers may hold the old one
+            for path in deleted:
+                states.pop(path, None)
+            states.update((st.path, st) for st in itertools.chain(touched, (up.state for up in updates)))
+            self._states_cache = states
 
     def _write_file(self, up: FileUpdate) -> None:
         c = self._conn
@@ -889,8 +896,10 @@ class SqliteIndex(IndexWriter, IndexReader):
         """Mark the run complete; raises IndexReplaced when the file is no longer the one written to."""
         if self.replaced():
             raise IndexReplaced(self.path)
+        states = self._states_cache
         with self._transaction() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
+        self._states_cache = states  # no file changed
 
     # ---------------------------------------------------------------- reading
     def _counts(self) -> tuple[int, int, int, int, str]:
