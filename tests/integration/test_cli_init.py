@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -223,3 +224,37 @@ def test_the_written_mcp_entry_starts_our_server(repo: Path) -> None:
     entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["trifecta"]
     answer = anyio.run(_index_status, entry["command"], entry["args"])
     assert answer["status"] == "ok" and answer["data"]["segment"] == str(repo.resolve())
+
+
+@pytest.mark.timeout(60)
+def test_init_on_a_read_only_folder_says_what_it_could_not_write() -> None:
+    with tempfile.TemporaryDirectory() as top:  # not under pytest's tmp_path: that is private to root
+        _read_only_case(Path(top))
+
+
+def _read_only_case(tmp_path: Path) -> None:
+    segment = tmp_path / "ro"
+    segment.mkdir()
+    (segment / "a.py").write_text("def f():\n    pass\n")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # root writes anywhere: run as nobody
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv")
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        tmp_path.chmod(0o755)
+    segment.chmod(0o555)
+    try:
+        cmd = [EXE] if EXE else [sys.executable, "-m", "trifecta"]
+        proc = subprocess.run(
+            [*prefix, *cmd, "init", str(segment), "--write", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        segment.chmod(0o755)
+    assert proc.returncode == 1, proc.stderr
+    error = envelope(proc)["errors"][0]
+    assert error["data"]["path"] == ".trifecta/.gitignore" and "read-only" in error["message"]
+    assert sorted(p.name for p in segment.iterdir()) == ["a.py"]
