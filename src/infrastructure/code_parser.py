@@ -129,7 +129,7 @@ class _ExpandedPieces(dict[str, str]):
         return expanded
 
 
-EXPAND_MEMO_PIECES = 100_000
+EXPAND_MEMO_PIECES = 50_000  # ~4 MB: go-x-tools's docs and signatures hold 53k distinct pieces
 EXPAND_MEMO_PIECE_CHARS = 80
 _EXPANDED = _ExpandedPieces()
 
