@@ -228,7 +228,7 @@ class IndexSegment:
             files_seen=len(candidates),
             files_indexed=done,
             files_unchanged=unchanged,
-            files_deleted=len(deleted),
+            files_deleted=sum(not indexed[p].sha256.startswith(SKIPPED_PREFIX) for p in deleted),
             symbols_added=symbols,
             parse_errors=errors,
             skipped={k: v for k, v in sorted(skipped.items()) if v},
