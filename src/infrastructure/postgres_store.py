@@ -61,10 +61,18 @@ from ..application.ports import (
     StoredFile,
 )
 from ..application.rewrite import RewriteCache, RewriteKey
-from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
+from ..domain.code import Chunk, FileState, Symbol
 from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
-from .sqlite_store import COMMON_WORDS_FROM_CHUNKS, MAX_PAIR_CLAUSES, IndexLocked, _json_list, _path_words
+from .sqlite_store import (  # the same rows, decoded the same way
+    COMMON_WORDS_FROM_CHUNKS,
+    MAX_PAIR_CLAUSES,
+    IndexLocked,
+    _chunk,
+    _json_list,
+    _path_words,
+    _symbol,
+)
 
 SCHEMA_VERSION = 3
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
@@ -268,42 +276,6 @@ def _guard(method: M) -> M:
             self._raise_named(exc)
 
     return inner  # type: ignore[return-value]
-
-
-def _chunk(row: Sequence[Any]) -> Chunk:
-    return Chunk(
-        id=row[0],
-        path=row[1],
-        start_line=row[2],
-        end_line=row[3],
-        kind=ChunkKind(row[4]),
-        language=row[5],
-        symbol=row[6],
-        name=row[7],
-        signature=row[8],
-        doc=row[9],
-        body=row[10],
-    )
-
-
-def _symbol(row: Sequence[Any]) -> Symbol:
-    return Symbol(
-        name=row[0],
-        qualname=row[1],
-        kind=SymbolKind(row[2]),
-        start_line=row[3],
-        end_line=row[4],
-        def_line=row[5],
-        signature=row[6],
-        docstring=row[7],
-        decorators=tuple(json.loads(row[8])),
-        bases=tuple(json.loads(row[9])),
-        params=tuple(json.loads(row[10])),
-        is_async=bool(row[11]),
-        parent=row[12],
-        depth=row[13],
-        exported=bool(row[14]),
-    )
 
 
 def _text(value: str) -> str:
