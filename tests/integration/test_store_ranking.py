@@ -85,3 +85,70 @@ def test_cached_counts_follow_writes_on_this_connection_and_others(
     finally:
         other.close()
     assert store.stats().files == before.files
+
+
+WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta", "zeta", "iota", "rho"]
+
+
+@pytest.fixture
+def wordy(tmp_path: Path):
+    """120 functions, each holding a few of WORDS in its name, docstring or body, some words many times."""
+    index = SqliteIndex(tmp_path / "wordy.db")
+    updates = []
+    for n in range(120):
+        name = "_".join(WORDS[(n * k) % len(WORDS)] for k in (1, 3)) + f"_{n}"
+        doc = " ".join(WORDS[(n + k) % len(WORDS)] for k in range(n % 3))
+        body = " + ".join(WORDS[(n * 7 + k) % len(WORDS)] for k in range(n % 5)) or "0"
+        text = f'def {name}():\n    """{doc}"""\n    return {body}\n'
+        _, parsed = parse_item((f"m{n}.py", text))
+        state = FileState(path=f"m{n}.py", size=len(text), mtime_ns=0, sha256=str(n))
+        updates.append(FileUpdate(state=state, parsed=parsed, n_lines=3))
+    index.apply(updates, [], [])
+    index.finish_run("now")
+    yield index
+    index.close()
+
+
+def fts5_any(index: SqliteIndex, clauses: list[str], limit: int) -> list[tuple[str, float]]:
+    """What the any-word tiers were before they read postings: FTS5 ranking the pairs expression, then
+    every word (the reference the postings must reproduce, scores included)."""
+    pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(clauses[:8]) for b in clauses[i + 1 : 8])
+    found = index._ranked(pairs, limit)
+    seen = {sc.chunk.id for sc in found}
+    found += [sc for sc in index._ranked(" OR ".join(clauses), limit) if sc.chunk.id not in seen]
+    return [(sc.chunk.id, round(sc.score, 6)) for sc in found[:limit]]
+
+
+@pytest.mark.parametrize("n_words", [3, 5, 9, 11])
+@pytest.mark.parametrize("limit", [3, 20, 200])
+def test_any_word_postings_rank_exactly_as_the_fts5_pairs_expression(
+    wordy: SqliteIndex, n_words: int, limit: int
+) -> None:
+    words = WORDS[:n_words]
+    found = wordy.search_terms([[w] for w in words], require_all=False, limit=limit)
+    assert [(sc.chunk.id, round(sc.score, 6)) for sc in found] == fts5_any(
+        wordy, [f'"{w}"' for w in words], limit
+    )
+
+
+def test_any_word_postings_with_alternatives_rank_as_fts5(wordy: SqliteIndex) -> None:
+    groups = [["alpha", "omega"], ["beta"], ["gamma", "kappa", "zeta"], ["rho"]]
+    found = wordy.search_terms(groups, require_all=False, limit=40)
+    clauses = ['("alpha" OR "omega")', '"beta"', '("gamma" OR "kappa" OR "zeta")', '"rho"']
+    assert [(sc.chunk.id, round(sc.score, 6)) for sc in found] == fts5_any(wordy, clauses, 40)
+
+
+def test_cached_postings_follow_the_data(wordy: SqliteIndex) -> None:
+    groups = [["alpha"], ["beta"], ["gamma"]]
+    before = {sc.chunk.path for sc in wordy.search_terms(groups, require_all=False, limit=500)}
+    text = "def added():\n    return alpha + beta + gamma\n"
+    _, parsed = parse_item(("added.py", text))
+    update = FileUpdate(
+        state=FileState(path="added.py", size=1, mtime_ns=0, sha256="x"), parsed=parsed, n_lines=2
+    )
+    wordy.apply([update], [], [])
+    after = wordy.search_terms(groups, require_all=False, limit=500)
+    assert {sc.chunk.path for sc in after} == before | {"added.py"}
+    # every score moved (a new chunk changes each word's idf): nothing stale is served from the cache
+    clauses = ['"alpha"', '"beta"', '"gamma"']
+    assert [(sc.chunk.id, round(sc.score, 6)) for sc in after] == fts5_any(wordy, clauses, 500)
