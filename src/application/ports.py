@@ -10,6 +10,7 @@ from typing import Protocol
 
 import attrs
 
+from ..domain.calls import Edge
 from ..domain.code import Chunk, FileState, ParsedFile, Symbol
 from ..domain.contract import ErrorCode
 from .telemetry import TelemetryEvent
@@ -199,6 +200,13 @@ class IndexReader(Protocol):
         ...
 
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]: ...
+
+    def edges(
+        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+    ) -> list[tuple[str, Edge]]:
+        """(path, edge) pairs of the call sites and imports in `paths`, with the name in `names`, of the kind
+        in `kinds` (every filter given must hold; paths or names must be given), by path and position."""
+        ...
 
     def structural_candidates(
         self,

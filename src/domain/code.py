@@ -7,10 +7,14 @@ line of the `def`/`class` keyword. Paths are relative to the segment and `/`-sep
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import attrs
 
 from .terms import expand_identifiers, identifier_parts
+
+if TYPE_CHECKING:
+    from .calls import Edge
 
 
 class SymbolKind(enum.StrEnum):
@@ -134,6 +138,7 @@ class ParsedFile:
     symbols: tuple[Symbol, ...] = ()
     chunks: tuple[Chunk, ...] = ()
     error: str = ""  # why symbols could not be extracted ("" when they were)
+    edges: tuple[Edge, ...] = ()  # call sites and imports (domain.calls)
 
 
 @attrs.frozen(kw_only=True)

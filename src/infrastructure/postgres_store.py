@@ -10,6 +10,7 @@ lock; a database from a newer trifecta is refused, never misread):
                                                       UNIQUE (segment_id, path); content: the file's text
     trifecta_skipped_files(segment_id, path, size, mtime_ns, reason)   skipped for their content (binary)
     trifecta_symbols(segment_id, id, file_id, name, qualname, kind, ... the SQLite store's columns)
+    trifecta_edges(segment_id, file_id, kind, caller, line, col, name, text, alias)   the SQLite store's edges
     trifecta_chunks(segment_id, id, chunk_id, file_id, path, start_line, end_line, kind, language, symbol,
                     name, signature, doc, body, tsv tsvector, n_tokens)   UNIQUE (segment_id, chunk_id)
         GIN (tsv): weighted full text, name A, qualname and signature B, doc C, body and path D
@@ -61,6 +62,7 @@ from ..application.ports import (
     StoredFile,
 )
 from ..application.rewrite import RewriteCache, RewriteKey
+from ..domain.calls import Edge
 from ..domain.code import Chunk, FileState, Symbol
 from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
@@ -72,9 +74,11 @@ from .sqlite_store import (  # the same rows, decoded the same way
     _json_list,
     _path_words,
     _symbol,
+    edge_filter,
+    edge_from_row,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
@@ -133,6 +137,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE IF NOT EXISTS trifecta_skipped_files(
         segment_id INTEGER NOT NULL, path TEXT NOT NULL, size BIGINT NOT NULL, mtime_ns BIGINT NOT NULL,
         reason TEXT NOT NULL, PRIMARY KEY (segment_id, path));
+    """,
+    # 3 -> 4: call sites and imports (domain.calls.Edge), replaced with their file's symbols
+    """
+    CREATE TABLE IF NOT EXISTS trifecta_edges(
+        segment_id INTEGER NOT NULL, file_id BIGINT NOT NULL, kind TEXT NOT NULL, caller TEXT NOT NULL,
+        line INTEGER NOT NULL, col INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL,
+        alias TEXT NOT NULL);
+    CREATE INDEX IF NOT EXISTS trifecta_edges_file ON trifecta_edges(segment_id, file_id);
+    CREATE INDEX IF NOT EXISTS trifecta_edges_name ON trifecta_edges(segment_id, name);
     """,
 )
 _TRIGRAM_INDEX = (
@@ -606,7 +619,7 @@ class PostgresIndex(IndexWriter, IndexReader):
     def _remove(self, paths: Sequence[str]) -> None:
         conn, sid = self._conn, self._sid
         ids = "SELECT id FROM trifecta_files WHERE segment_id=%s AND path = ANY(%s)"
-        for table in ("trifecta_chunks", "trifecta_symbols"):
+        for table in ("trifecta_chunks", "trifecta_symbols", "trifecta_edges"):
             conn.execute(
                 f"DELETE FROM {table} WHERE segment_id=%s AND file_id IN ({ids})", (sid, sid, list(paths))
             )
@@ -668,6 +681,14 @@ class PostgresIndex(IndexWriter, IndexReader):
                                 s.exported,
                             )
                         )  # fmt: skip
+            if parsed.edges:
+                with cur.copy(
+                    "COPY trifecta_edges(segment_id, file_id, kind, caller, line, col, name, text, alias) FROM STDIN"
+                ) as copy:
+                    for e in parsed.edges:
+                        copy.write_row(
+                            (sid, file_id, e.kind.value, e.caller, e.line, e.column, e.name, _text(e.text), e.alias)
+                        )
             if chunk_rows:
                 with cur.copy(
                     "COPY trifecta_chunks(segment_id, file_id, chunk_id, path, start_line, end_line, kind, "
@@ -892,6 +913,19 @@ class PostgresIndex(IndexWriter, IndexReader):
             (self._sid, *params),
         ).fetchall()
         return [(r[0], _symbol(r[1:])) for r in rows]
+
+    @_guard
+    def edges(
+        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+    ) -> list[tuple[str, Edge]]:
+        where, params = edge_filter(paths, names, kinds, mark="%s")
+        rows = self._conn.execute(
+            "SELECT f.path, e.kind, e.caller, e.line, e.col, e.name, e.text, e.alias FROM trifecta_edges e "
+            "JOIN trifecta_files f ON f.segment_id = e.segment_id AND f.id = e.file_id "
+            f'WHERE e.segment_id=%s AND {where} ORDER BY f.path COLLATE "C", e.line, e.col',
+            (self._sid, *params),
+        ).fetchall()
+        return [(r[0], edge_from_row(r[1:])) for r in rows]
 
     @_guard
     def symbols(self, path: str) -> list[Symbol]:

@@ -15,7 +15,9 @@ import hashlib
 import inspect
 import re
 from collections.abc import Callable
+from typing import Any
 
+from ..domain.calls import Edge, EdgeKind
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -230,7 +232,127 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
     chunks.extend(module_chunks(path, stem, lines, top_level_ranges, ast.get_docstring(tree) or "", new_id))
     symbols.sort(key=lambda s: (s.start_line, s.depth))
     chunks.sort(key=lambda c: c.start_line)
-    return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks))
+    edges = _edges(tree, symbols, len(lines))
+    return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks), edges=edges)
+
+
+def _callee(node: ast.expr) -> str:
+    """`self.a.b`, `os.path.join`, `super().m`; a part that is not a name is `?` (`f().m` is `?.m`)."""
+    parts: list[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    kind = type(node)
+    if kind is ast.Name:
+        parts.append(node.id)  # type: ignore[attr-defined]
+    elif kind is ast.Call and type(node.func) is ast.Name and node.func.id == "super":  # type: ignore[attr-defined]
+        parts.append("super()")
+    else:
+        parts.append("?")
+    return ".".join(reversed(parts))
+
+
+def _type_name(node: ast.expr | None) -> str:
+    """The class an annotation or a constructor call names: `Foo`, `mod.Foo`, `"Foo"`; "" for others."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[union-attr]
+    if kind is ast.Attribute:
+        return node.attr  # type: ignore[union-attr]
+    if kind is ast.Constant and isinstance(node.value, str):  # type: ignore[union-attr]
+        return node.value.rsplit(".", 1)[-1] if node.value.replace(".", "").isidentifier() else ""  # type: ignore[union-attr]
+    return ""
+
+
+def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge, ...]:
+    """Call sites and imports, each with its enclosing definition (the innermost one around its line), and
+    the receiver's type where a parameter annotation or an assignment from a constructor call gives it."""
+    owner = [""] * (n_lines + 2)
+    classes = set()
+    for s in sorted(symbols, key=lambda s: s.depth):  # inner definitions paint over outer ones
+        owner[s.start_line : s.end_line + 1] = [s.qualname] * (s.end_line - s.start_line + 1)
+        if s.kind is SymbolKind.CLASS:
+            classes.add(s.qualname)
+
+    def scope(line: int) -> str:
+        return owner[line] if 0 <= line < len(owner) else ""
+
+    def class_of(qualname: str) -> str:
+        parts = qualname.split(".")
+        for end in range(len(parts), 0, -1):
+            if ".".join(parts[:end]) in classes:
+                return ".".join(parts[:end])
+        return ""
+
+    calls: list[ast.Call] = []
+    edges: list[Edge] = []
+    types: dict[tuple[str, str], str] = {}  # (scope, variable) -> class name
+    copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
+    call_t, assign_t, ann_t, arg_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg
+    node: Any
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is call_t:
+            calls.append(node)
+        elif kind is assign_t:
+            value = node.value
+            if len(node.targets) == 1 and type(value) in (call_t, ast.Name):
+                target = node.targets[0]
+                where = scope(node.lineno)
+                if type(target) is ast.Name:
+                    key = (where, target.id)
+                elif type(target) is ast.Attribute and type(target.value) is ast.Name:
+                    key = (class_of(where), f"{target.value.id}.{target.attr}")
+                else:
+                    continue
+                if type(value) is ast.Name:  # `self.x = x`: x's type, known once the walk is done
+                    copies.append((key, (where, value.id)))
+                elif (name := _type_name(value.func))[:1].isupper():
+                    types[key] = name
+        elif kind is ann_t:
+            if type(node.target) is ast.Name and (name := _type_name(node.annotation)):
+                types[(scope(node.lineno), node.target.id)] = name
+        elif kind is arg_t:
+            if node.annotation is not None and (name := _type_name(node.annotation)):
+                types[(scope(node.lineno), node.arg)] = name
+        elif kind is ast.Import:
+            for a in node.names:
+                bound = a.asname or a.name.split(".", 1)[0]
+                text = a.name if a.asname else bound
+                edges.append(Edge(kind=EdgeKind.IMPORT, caller=scope(node.lineno), line=node.lineno,
+                                  column=node.col_offset, name="", text=text, alias=bound))  # fmt: skip
+        elif kind is ast.ImportFrom:
+            module = "." * node.level + (node.module or "")
+            for a in node.names:
+                if a.name != "*":
+                    edges.append(Edge(kind=EdgeKind.IMPORT, caller=scope(node.lineno), line=node.lineno,
+                                      column=node.col_offset, name=a.name, text=module, alias=a.asname or a.name))  # fmt: skip
+    for key, source in copies:
+        if source in types and key not in types:
+            types[key] = types[source]
+    for call in calls:
+        func = call.func
+        if type(func) is ast.Name:
+            line, column, name, text = func.lineno, func.col_offset, func.id, func.id
+        elif type(func) is ast.Attribute:
+            name = func.attr
+            line = func.end_lineno or func.lineno
+            column = max(0, (func.end_col_offset or 0) - len(name))
+            text = _callee(func)
+        else:
+            continue  # `f()()`, `a[0]()`: no name to resolve
+        caller = scope(call.lineno)
+        receiver = ""
+        dots = text.count(".")
+        if dots == 1:
+            receiver = types.get((caller, text.split(".", 1)[0]), "")
+        elif dots == 2:
+            head = text.rsplit(".", 1)[0]
+            receiver = types.get((class_of(caller), head), "")
+        edges.append(Edge(kind=EdgeKind.CALL, caller=caller, line=line, column=column, name=name, text=text,
+                          alias=receiver))  # fmt: skip
+    edges.sort(key=lambda e: (e.line, e.column))
+    return tuple(edges)
 
 
 def _lines_outside(lines: list[str], start: int, end: int, holes: list[tuple[int, int, int]]) -> str:

@@ -9,6 +9,8 @@ SqliteIndex for what is never thrown away):
             decorators, bases, params, is_async, parent, depth, exported)        -- lists as JSON
     chunks(rowid, id UNIQUE, file_id, path, start_line, end_line, kind, language, symbol, name,
            signature, doc, body)
+    edges(file_id, kind, caller, line, col, name, text, alias)   call sites and imports (domain.calls.Edge),
+                replaced with their file's symbols; looked up by file and by name
     skipped_files(path PRIMARY KEY, size, mtime_ns, reason)  files skipped for their content (binary): not
                 read again until their stat changes (added after schema 7 was set: made when first needed)
     chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
@@ -53,12 +55,13 @@ from ..application.ports import (
     ScoredChunk,
     StoredFile,
 )
+from ..domain.calls import Edge, EdgeKind
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.contract import ErrorCode
 from ..domain.terms import expand_identifiers
 from .state_folder import STATE_DIR, write_gitignore
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 MAX_CACHED_POSTINGS = 2_000_000  # chunk ids a reader keeps of the words it searched (16 bytes each)
@@ -103,6 +106,11 @@ CREATE TABLE IF NOT EXISTS chunks(
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, kind TEXT NOT NULL, language TEXT NOT NULL,
     symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS edges(
+    file_id INTEGER NOT NULL, kind TEXT NOT NULL, caller TEXT NOT NULL, line INTEGER NOT NULL,
+    col INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL, alias TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
+CREATE INDEX IF NOT EXISTS edges_name ON edges(name);
 {_SKIPPED_TABLE}
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, qualname, signature, doc, body, path, content = '',
@@ -328,6 +336,27 @@ def _symbol(row: Sequence[object]) -> Symbol:
         depth=int(row[13]),  # type: ignore[call-overload]
         exported=bool(row[14]),
     )
+
+
+def edge_from_row(row: Sequence[Any]) -> Edge:
+    """(kind, caller, line, col, name, text, alias) -> Edge, for both stores."""
+    return Edge(kind=EdgeKind(row[0]), caller=row[1], line=row[2], column=row[3], name=row[4], text=row[5],
+                alias=row[6])  # fmt: skip
+
+
+def edge_filter(
+    paths: Sequence[str], names: Sequence[str], kinds: Sequence[str], mark: str = "?"
+) -> tuple[str, list[object]]:
+    """The WHERE clause of an edges look-up (every filter given must hold) and its parameters."""
+    if not paths and not names:
+        raise ValueError("edges() needs paths or names")
+    where: list[str] = []
+    params: list[object] = []
+    for column, values in (("f.path", paths), ("e.name", names), ("e.kind", kinds)):
+        if values:
+            where.append(f"{column} IN ({', '.join(mark for _ in values)})")
+            params.extend(values)
+    return " AND ".join(where), params
 
 
 def _json_list(values: Sequence[str]) -> str:
@@ -740,6 +769,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         )
         c.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
         c.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
+        c.execute("DELETE FROM edges WHERE file_id=?", (file_id,))
 
     @_guard
     def apply(
@@ -818,6 +848,13 @@ class SqliteIndex(IndexWriter, IndexReader):
                 for s in parsed.symbols
             ],
         )  # fmt: skip
+        c.executemany(
+            "INSERT INTO edges(file_id, kind, caller, line, col, name, text, alias) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (file_id, e.kind.value, e.caller, e.line, e.column, e.name, e.text, e.alias)
+                for e in parsed.edges
+            ],
+        )
         base = c.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
         chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in parsed.chunks]
         path_words = _path_words(st.path)  # every chunk of a file has its path
@@ -1143,6 +1180,18 @@ class SqliteIndex(IndexWriter, IndexReader):
             (arg,),
         )
         return [(r[0], _symbol(r[1:])) for r in rows]
+
+    @_guard
+    def edges(
+        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+    ) -> list[tuple[str, Edge]]:
+        where, params = edge_filter(paths, names, kinds)
+        rows = self._conn.execute(
+            "SELECT f.path, e.kind, e.caller, e.line, e.col, e.name, e.text, e.alias FROM edges e "
+            f"JOIN files f ON f.id = e.file_id WHERE {where} ORDER BY f.path, e.line, e.col",
+            params,
+        )
+        return [(r[0], edge_from_row(r[1:])) for r in rows]
 
     @_guard
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]:

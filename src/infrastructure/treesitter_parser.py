@@ -33,6 +33,7 @@ from importlib import resources
 import attrs
 import tree_sitter as ts
 
+from ..domain.calls import Edge, EdgeKind
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 from .python_parser import _lines_outside, chunk_id, module_chunks
 
@@ -164,7 +165,62 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
     defs = _definitions(matches, spec)
     parsed = _extract(path, lines, data, defs, spec)
+    parsed = attrs.evolve(parsed, edges=_edges(matches, defs))
     return attrs.evolve(parsed, error=error) if error else parsed
+
+
+_QUOTES = "\"'`"
+
+
+def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]) -> tuple[Edge, ...]:
+    """Call sites (`@reference.call`) and imports (`@reference.import`), each with its innermost enclosing
+    definition. A call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import
+    binds its alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`)."""
+    found: dict[tuple[int, int], tuple[int, Edge]] = {}
+    for pattern, captures in matches:
+        if "reference.call" in captures and "call.name" in captures:
+            node, name_node = captures["reference.call"][0], captures["call.name"][0]
+            name = _text(name_node)
+            receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
+            edge = Edge(
+                kind=EdgeKind.CALL, caller="", line=name_node.start_point.row + 1,
+                column=name_node.start_point.column, name=name, text=f"{receiver}.{name}" if receiver else name,
+            )  # fmt: skip
+        elif "reference.import" in captures and "import.source" in captures:
+            node = captures["reference.import"][0]
+            source = _text(captures["import.source"][0]).strip(_QUOTES)
+            member = _text(captures["import.name"][0]) if "import.name" in captures else ""
+            alias = _text(captures["import.alias"][0]) if "import.alias" in captures else ""
+            last = source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
+            edge = Edge(
+                kind=EdgeKind.IMPORT, caller="", line=node.start_point.row + 1, column=node.start_point.column,
+                name=member, text=source, alias=alias or member or last,
+            )  # fmt: skip
+        else:
+            continue
+        if edge.kind is EdgeKind.CALL:
+            key = (node.start_byte, node.end_byte)
+        else:  # one match a specifier: `import {a, b as c}` is two imports
+            key = (
+                node.start_byte,
+                (captures.get("import.name") or captures.get("import.alias") or [node])[0].start_byte,
+            )
+        if key not in found or found[key][0] > pattern:
+            found[key] = (pattern, edge)
+    ordered = sorted(found.items())
+    out: list[Edge] = []
+    stack: list[_Def] = []
+    i = 0
+    for (start, _), (_, edge) in ordered:  # a sweep: definitions and edges both in source order
+        while i < len(defs) and defs[i].node.start_byte <= start:
+            while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                stack.pop()
+            stack.append(defs[i])
+            i += 1
+        while stack and stack[-1].node.end_byte <= start:
+            stack.pop()
+        out.append(attrs.evolve(edge, caller=stack[-1].qualname) if stack else edge)
+    return tuple(out)
 
 
 _BLOCK_START = re.compile(rb"^[^\s})\]]", re.MULTILINE)

@@ -127,12 +127,26 @@ def test_substring_lookups_and_chunk_reads(store: SqliteIndex | PostgresIndex) -
     assert len(list(store.iter_chunks())) == store.stats().chunks
 
 
+def test_call_sites_and_imports_are_found_by_file_and_by_name(store: SqliteIndex | PostgresIndex) -> None:
+    edges = store.edges(paths=["shop/checkout.py"])
+    imports = [e for _, e in edges if e.kind.value == "import"]
+    assert ("Inventory", ".inventory", "Inventory") in [(e.name, e.text, e.alias) for e in imports]
+    [(path, call)] = store.edges(names=["reserveStock"], kinds=["call"])
+    assert path == "shop/checkout.py" and call.caller.endswith("place_order")
+    assert call.text == "self.inventory.reserveStock" and call.alias == "Inventory"  # typed in __init__
+    assert store.edges(paths=["shop/checkout.py"], names=["sleep"])[0][1].text == "asyncio.sleep"
+    assert store.edges(names=["'); DROP TABLE edges; --"]) == []
+    with pytest.raises(ValueError):
+        store.edges()
+
+
 def test_a_second_run_writes_only_what_changed(store: SqliteIndex | PostgresIndex, sample_repo: Path) -> None:
     (sample_repo / "shop" / "utils.py").unlink()
     (sample_repo / "shop" / "new.py").write_text("def brand_new_helper():\n    return 1\n")
     _index(store, sample_repo)
     assert store.file("shop/utils.py") is None and store.file("shop/new.py") is not None
     assert store.find_symbols(name="brand_new_helper")
+    assert store.edges(paths=["shop/utils.py"]) == []  # a deleted file's edges go with it
     assert (
         store.search_terms([["brand_new_helper"]], require_all=True, limit=3)[0].chunk.path == "shop/new.py"
     )

@@ -10,3 +10,7 @@
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (type_definition declarator: (type_identifier) @name) @definition.type
 (preproc_function_def name: (identifier) @name) @definition.macro
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (field_expression argument: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call

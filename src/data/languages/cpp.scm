@@ -24,3 +24,8 @@
 
 (class_specifier (base_class_clause (type_identifier) @base)) @bases.of
 (struct_specifier (base_class_clause (type_identifier) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (field_expression argument: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call
+(call_expression function: (qualified_identifier scope: (_) @call.receiver name: (identifier) @call.name)) @reference.call

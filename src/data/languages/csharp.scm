@@ -13,3 +13,8 @@
 (struct_declaration (base_list (_) @base)) @bases.of
 (interface_declaration (base_list (_) @base)) @bases.of
 (record_declaration (base_list (_) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(invocation_expression function: (identifier) @call.name) @reference.call
+(invocation_expression
+  function: (member_access_expression expression: (_)? @call.receiver name: (identifier) @call.name)) @reference.call

@@ -58,3 +58,24 @@
   (assignment_expression
     left: (member_expression object: (this) @owner property: (property_identifier) @name)
     right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on) and
+; imports (@reference.import: @import.source, the module as written, @import.name, @import.alias)
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
+(new_expression constructor: (identifier) @call.name) @reference.call
+(new_expression constructor: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string (string_fragment) @import.source)) @reference.import
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string (string_fragment) @import.source)) @reference.import
+(import_statement
+  (import_clause (identifier) @import.alias)
+  source: (string (string_fragment) @import.source)) @reference.import
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (identifier) @_require (#eq? @_require "require")
+    arguments: (arguments . (string (string_fragment) @import.source)))) @reference.import

@@ -27,3 +27,10 @@
 ; bases: embedded structs and interfaces
 (type_spec type: (struct_type (field_declaration_list (field_declaration . type: [(type_identifier) (qualified_type) (pointer_type)] @base .)))) @bases.of
 (type_spec type: (interface_type (type_elem (type_identifier) @base))) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on) and
+; imports (@reference.import: @import.source, the module as written, @import.name, @import.alias)
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression
+  function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call
+(import_spec name: (package_identifier)? @import.alias path: (interpreted_string_literal) @import.source) @reference.import

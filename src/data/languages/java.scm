@@ -10,3 +10,7 @@
 (class_declaration superclass: (superclass (_) @base)) @bases.of
 (class_declaration interfaces: (super_interfaces (type_list (_) @base))) @bases.of
 (interface_declaration (extends_interfaces (type_list (_) @base))) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(method_invocation object: (_)? @call.receiver name: (identifier) @call.name) @reference.call
+(object_creation_expression type: (type_identifier) @call.name) @reference.call

@@ -9,3 +9,8 @@
 
 (class_declaration (base_clause (_) @base)) @bases.of
 (class_declaration (class_interface_clause (_) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(function_call_expression function: (name) @call.name) @reference.call
+(member_call_expression object: (_) @call.receiver name: (name) @call.name) @reference.call
+(scoped_call_expression scope: (_) @call.receiver name: (name) @call.name) @reference.call

@@ -5,3 +5,6 @@
 (singleton_method name: (_) @name) @definition.method
 
 (class superclass: (superclass (_) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(call receiver: (_)? @call.receiver method: (identifier) @call.name) @reference.call

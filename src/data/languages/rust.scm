@@ -17,3 +17,14 @@
 
 ; bases: supertraits
 (trait_item bounds: (trait_bounds (_) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name)) @reference.call
+(call_expression function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call
+(call_expression function: (generic_function function: (identifier) @call.name)) @reference.call
+(call_expression
+  function: (generic_function function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name))) @reference.call
+(call_expression
+  function: (generic_function function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name))) @reference.call
+(macro_invocation macro: (identifier) @call.name) @reference.call

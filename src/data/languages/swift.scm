@@ -11,3 +11,8 @@
 
 (class_declaration (inheritance_specifier inherits_from: (_) @base)) @bases.of
 (protocol_declaration (inheritance_specifier inherits_from: (_) @base)) @bases.of
+
+; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on)
+(call_expression (simple_identifier) @call.name) @reference.call
+(call_expression
+  (navigation_expression target: (_) @call.receiver suffix: (navigation_suffix suffix: (simple_identifier) @call.name))) @reference.call

@@ -1,0 +1,250 @@
+"""The call graph: call sites and imports as the parser records them, and the rules that resolve a call to
+the definitions it may reach (pure: the application hands in the symbol table's candidates).
+
+An ``Edge`` is one call site or one import of a file. A call keeps the callee as written (``self.foo``,
+``os.path.join``, ``pkg.Func``), the called name, its position and its enclosing definition; an import keeps
+the module as written, the member it takes and the name it binds (its alias).
+
+A call resolves in this order, and the first rule that finds a definition decides:
+
+1. ``import``: the callee's first name is bound by an import of the file; the module and the rest of the
+   callee name a definition (``from .util import load as ld; ld()``, ``import os.path; os.path.join()``,
+   Go ``pkg.Func()``). A name an import binds that reaches nothing in the segment is unresolved (a call into
+   another library), never matched by name.
+2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()`` and ``super().m()`` in a method of
+   ``C`` reach ``C.m``, or the first base (by name, depth first) that defines ``m``.
+3. ``exact``, the receiver's type where the parser knew it (an annotated parameter, ``x = C()``,
+   ``self.x = C()``): ``x.m()`` reaches ``C.m`` or a base's.
+4. ``exact``, module-level names: a bare ``f()`` reaches a function or class of the same module (a Go
+   package is one module), or a function nested in the enclosing one.
+5. ``name``: every callable or class with the called name, all kept.
+6. ``unresolved``: nothing with that name in the segment; reported, never dropped.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+import attrs
+
+from .code import SymbolKind
+
+
+class EdgeKind(enum.StrEnum):
+    CALL = "call"
+    IMPORT = "import"
+
+
+class Resolution(enum.StrEnum):
+    EXACT = "exact"
+    IMPORT = "import"
+    NAME = "name"
+    UNRESOLVED = "unresolved"
+
+
+@attrs.frozen(kw_only=True)
+class Edge:
+    kind: EdgeKind
+    caller: str  # qualified name of the enclosing definition, "" at module level
+    line: int  # 1-based
+    column: int  # 0-based column of `name` (a call) or of the statement (an import)
+    name: str  # a call: the called name; an import: the member it takes ("" for a whole module)
+    text: str  # a call: the callee as written; an import: the module as written (`.util`, `./x`, `fmt`)
+    alias: str = ""  # an import: the name it binds; a call: the receiver's type when known, else ""
+
+
+@attrs.frozen(kw_only=True)
+class Candidate:
+    """A definition a call may reach, as the symbol table has it."""
+
+    path: str
+    qualname: str
+    kind: SymbolKind
+    module: tuple[str, ...]  # the module it is in: path components without ending (a Go folder)
+    bases: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class FileContext:
+    """What resolution needs of the calling file."""
+
+    path: str
+    module: tuple[str, ...]
+    package: tuple[str, ...]  # where a relative import starts (a Python file's folder)
+    imports: Mapping[str, Edge]  # bound name -> the import that binds it
+    self_names: frozenset[str] = frozenset({"self", "cls", "this"})
+
+
+@attrs.frozen(kw_only=True)
+class Resolved:
+    resolution: Resolution
+    targets: tuple[Candidate, ...] = ()
+    reason: str = ""  # why a call is unresolved: "external" (an import outside the segment), "unknown"
+
+
+Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, anywhere in the segment
+
+_CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.MACRO, SymbolKind.CLASS,
+                       SymbolKind.STRUCT})  # fmt: skip
+_SEPARATORS = re.compile(r"\?\.|::|->|\.")
+_GENERIC = re.compile(r"<[^<>()]*>")
+_NOT_NAME = re.compile(r"[^\w$]")
+MAX_BASE_DEPTH = 6
+
+
+def callee_parts(text: str) -> list[str]:
+    """``this.a?.b::<T>`` -> ``["this", "a", "b"]``; a part that is not a plain name (``f()``, ``a[0]``)
+    keeps its text, so it matches nothing (``super()`` stays ``super()``)."""
+    text = _GENERIC.sub("", text.strip().removeprefix("new ").strip())
+    return [p.strip() for p in _SEPARATORS.split(text)] if text else []
+
+
+def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
+    """The components of an import's module and whether they are exact (relative) or a suffix to match:
+    ``..util`` (Python), ``./util``/``../x`` (JavaScript), ``a/b/c`` (Go), ``a.b.c``."""
+    text = text.strip().strip("\"'`")
+    if text.startswith("."):
+        if text.startswith(("./", "../")) or text in (".", ".."):  # a path
+            parts = list(ctx.module[:-1]) if ctx.module else []
+            for piece in text.split("/"):
+                if piece == "..":
+                    parts = parts[:-1]
+                elif piece not in ("", "."):
+                    parts.append(piece)
+            return _without_ending(tuple(parts)), True
+        level = len(text) - len(text.lstrip("."))  # Python: one dot is the file's own package
+        base = list(ctx.package)
+        if level > 1:
+            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+        rest = [p for p in text[level:].split(".") if p]
+        return (*base, *rest), True
+    return tuple(p for p in re.split(r"[./]", text) if p), False
+
+
+def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
+    if parts and "." in parts[-1]:
+        return (*parts[:-1], parts[-1].rsplit(".", 1)[0])
+    return parts
+
+
+def _module_matches(module: tuple[str, ...], spec: tuple[str, ...], exact: bool) -> bool:
+    if not spec:
+        return False
+    if exact:
+        return module == spec or (module[-1:] == ("index",) and module[:-1] == spec)
+    short, long = (module, spec) if len(module) <= len(spec) else (spec, module)
+    return bool(short) and long[len(long) - len(short) :] == short
+
+
+def _through_import(parts: list[str], ctx: FileContext, lookup: Lookup) -> Resolved | None:
+    head = parts[0]
+    imp = ctx.imports.get(head)
+    if imp is None:
+        return None
+    spec, exact = module_spec(imp.text, ctx)
+    chain = ([imp.name] if imp.name else []) + parts[1:]
+    if not chain:
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
+    targets = []
+    for c in lookup(chain[-1]):
+        if c.kind not in _CALLABLE:
+            continue
+        for split in range(len(chain)):
+            if c.qualname == ".".join(chain[split:]) and _module_matches(
+                c.module, (*spec, *chain[:split]), exact
+            ):
+                targets.append(c)
+                break
+    if targets:
+        return Resolved(resolution=Resolution.IMPORT, targets=tuple(targets))
+    return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
+
+
+def enclosing_class(caller: str, classes: Mapping[str, tuple[str, ...]]) -> str:
+    """The innermost class around a definition: the longest prefix of its qualified name that is a class."""
+    parts = caller.split(".")
+    for end in range(len(parts), 0, -1):
+        name = ".".join(parts[:end])
+        if name in classes:
+            return name
+    return ""
+
+
+def _member(
+    cls: Candidate, name: str, lookup: Lookup, found: Sequence[Candidate], *, skip_own: bool = False
+) -> list[Candidate]:
+    """``name`` in class ``cls`` or the first of its bases (depth first) that defines it."""
+    seen: set[tuple[str, str]] = set()
+    todo = [(cls, 0)]
+    while todo:
+        current, depth = todo.pop(0)
+        if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
+            continue
+        seen.add((current.path, current.qualname))
+        if not (skip_own and current is cls):
+            hits = [c for c in found if c.path == current.path and c.qualname == f"{current.qualname}.{name}"]
+            if hits:
+                return hits
+        for base in current.bases:
+            base_name = callee_parts(base)[-1] if callee_parts(base) else ""
+            base_name = _NOT_NAME.split(base_name)[0]
+            classes = [b for b in lookup(base_name) if b.kind.is_container]
+            same = [b for b in classes if b.path == current.path] or classes
+            todo.extend((b, depth + 1) for b in same[:3])
+    return []
+
+
+def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup, classes: Mapping[str, Candidate]) -> Resolved:
+    """The definitions a call may reach, and how they were found (see the module's docstring).
+    ``classes`` are the calling file's classes by qualified name."""
+    parts = callee_parts(edge.text)
+    if not parts or not edge.name:
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
+    found = [c for c in lookup(edge.name) if c.kind in _CALLABLE]
+    by_import = _through_import(parts, ctx, lookup)
+    if by_import is not None:
+        return by_import
+    if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
+        owner = enclosing_class(edge.caller, {q: () for q in classes})
+        if owner:
+            hits = _member(classes[owner], edge.name, lookup, found, skip_own=parts[0] == "super()")
+            if hits:
+                return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
+    if edge.alias and len(parts) >= 2:
+        types = [c for c in lookup(edge.alias) if c.kind.is_container]
+        near = [c for c in types if c.path == ctx.path] or types
+        hits = [h for t in near[:3] for h in _member(t, edge.name, lookup, found)]
+        if hits:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
+    if len(parts) == 1:
+        scopes = edge.caller.split(".") if edge.caller else []
+        for end in range(len(scopes), 0, -1):  # a function nested in the caller or one of its outer ones
+            nested = [
+                c
+                for c in found
+                if c.path == ctx.path and c.qualname == f"{'.'.join(scopes[:end])}.{edge.name}"
+            ]
+            if nested:
+                return Resolved(resolution=Resolution.EXACT, targets=tuple(nested))
+        local = [c for c in found if c.module == ctx.module and c.qualname == edge.name]
+        if local:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(local))
+    if found:
+        return Resolved(resolution=Resolution.NAME, targets=tuple(found))
+    return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
+
+
+def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
+    """Bound name -> import, for the imports of one file (a later import of a name wins, as it would)."""
+    out: dict[str, Edge] = {}
+    for e in edges:
+        if e.kind is EdgeKind.IMPORT and e.alias:
+            out[e.alias] = e
+    return out
+
+
+def names_reaching(name: str, imports: Sequence[Edge]) -> set[str]:
+    """The names a call to ``name`` may be written with: itself and the aliases imports bind it to."""
+    return {name, *(e.alias for e in imports if e.kind is EdgeKind.IMPORT and e.name == name and e.alias)}
