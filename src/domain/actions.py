@@ -10,6 +10,10 @@ tool and its arguments. Only the builders below make actions, so both always par
              | "ctx search --query" QUERY [ "--mode" MODE ] [ "--limit" N ]
              | "index" [ "--full" ]
              | "status"
+    on_segment = action "--segment" SEGMENT          (a hit of a search over several segments: `on_segment`)
+
+An action that names its segment (a shared index searched across segments) keeps it: `cli_command` adds no
+other, and `tool_call` passes it as the tool's `segment` argument.
 """
 
 from __future__ import annotations
@@ -111,9 +115,33 @@ def _options(words: list[str], allowed: Mapping[str, type]) -> dict[str, Any]:
     return out
 
 
+def on_segment(action: str, segment: str) -> str:
+    """The action run on SEGMENT of a shared index (a segment id): `ast snippet URI --segment flask`."""
+    if _named_segment(shlex.split(action))[1] is not None:
+        raise NotAnAction(f"{action!r} already names its segment")
+    tool_call(action)  # refuses what the builders did not make
+    if shlex.split(action)[0] == "index":
+        raise NotAnAction("a segment of a shared index is indexed from its checkout, not by id")
+    return f"{action} {_join('--segment', segment)}"
+
+
+def _named_segment(words: list[str]) -> tuple[list[str], str | None]:
+    """The words without a trailing `--segment SEGMENT`, and that segment (None when not named)."""
+    if len(words) >= 2 and words[-2] == "--segment":
+        return words[:-2], words[-1]
+    return words, None
+
+
 def tool_call(action: str) -> ToolCall:
     """The MCP tool call an action stands for; NotAnAction for a string the builders did not make."""
-    words = shlex.split(action)
+    words, segment = _named_segment(shlex.split(action))
+    call = _tool_call(words, action)
+    if segment is None:
+        return call
+    return ToolCall(tool=call.tool, arguments={**call.arguments, "segment": segment})
+
+
+def _tool_call(words: list[str], action: str) -> ToolCall:
     if len(words) >= 3 and words[0] == "ast" and words[1] in _AST_VERBS:
         options = _options(words[3:], {"--limit": int} if words[1] == "refs" else {})
         return ToolCall(tool=words[1], arguments={"uri": words[2], **options})
@@ -138,6 +166,8 @@ def cli_command(action: str, segment: str, *, program: str = "trifecta") -> str:
     """The full command line of an action on SEGMENT (an absolute path, so it runs from any folder)."""
     tool_call(action)  # refuses what the builders did not make
     words = shlex.split(action)
+    if _named_segment(words)[1] is not None:  # a hit of a search over several segments names its own
+        return _join(program, *words)
     if words[0] == "index":  # the one command that takes its segment as an argument
         return _join(program, "index", segment, *words[1:])
     return _join(program, *words, "--segment", segment)
@@ -168,6 +198,9 @@ EMBEDDER_HINTS = (
 def from_tool_call(tool: str, arguments: Mapping[str, Any]) -> str:
     """The action a tool call stands for (the inverse of `tool_call`, for decoding an MCP envelope)."""
     args = dict(arguments)
+    if "segment" in args:
+        segment = str(args.pop("segment"))
+        return on_segment(from_tool_call(tool, args), segment)
     if tool in _AST_VERBS:
         return refs(args["uri"], limit=args.get("limit")) if tool == "refs" else ast(tool, args["uri"])
     if tool == "get":

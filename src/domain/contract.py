@@ -57,6 +57,9 @@ class ErrorCode(enum.StrEnum):
     BINARY_FILE = "BINARY_FILE"
     # the index and the call itself
     INDEX_UNWRITABLE = "INDEX_UNWRITABLE"  # data.reason: read_only | disk_full | io_error
+    # a shared index's server cannot be reached or refuses us (down, wrong URL or credentials, a schema from a
+    # newer trifecta, a segment it does not hold): data.url (no password), data.reason
+    INDEX_UNAVAILABLE = "INDEX_UNAVAILABLE"
     TIMEOUT = "TIMEOUT"  # a call or a regular expression ran past its time limit
 
 

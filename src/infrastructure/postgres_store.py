@@ -167,13 +167,20 @@ _NON_WORD = re.compile(r"[^\w]+")
 
 class IndexUnavailable(CodedError):
     """The PostgreSQL server cannot be reached or refuses us (down, wrong URL, wrong credentials, a schema
-    from a newer trifecta). The message names the URL without its password."""
+    from a newer trifecta, a segment it does not hold): INDEX_UNAVAILABLE, exit 1. The message names the URL
+    without its password; `data.reason` is unavailable | schema | no_segment."""
 
-    code = ErrorCode.INDEX_UNWRITABLE
+    code = ErrorCode.INDEX_UNAVAILABLE
 
     def __init__(self, message: str, *, url: str, reason: str = "unavailable") -> None:
         super().__init__(message, data={"reason": reason, "url": url})
         self.reason = reason
+
+
+class ServerReadOnly(IndexUnavailable):
+    """A read-only server (a replica) asked to index: INDEX_UNWRITABLE, reason read_only."""
+
+    code = ErrorCode.INDEX_UNWRITABLE
 
 
 def redact(url: str) -> str:
@@ -234,7 +241,6 @@ def connect(url: str, *, autocommit: bool = True) -> Any:
 def migrate(conn: Any, *, target: int = SCHEMA_VERSION) -> tuple[int, list[str]]:
     """Bring the schema to `target` in one transaction, under an advisory lock (several processes may
     open a new database at once). Returns the version found before and the features that fell back."""
-    fallbacks: list[str] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS trifecta_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -253,19 +259,51 @@ def migrate(conn: Any, *, target: int = SCHEMA_VERSION) -> tuple[int, list[str]]
     # pg_trgm is optional: without it (or without the right to create it) substring look-ups scan. Created
     # only when missing: CREATE INDEX IF NOT EXISTS would wait for every writer's transaction to end.
     if conn.execute("SELECT to_regclass('trifecta_chunks_trgm')").fetchone()[0] is None:
-        try:
-            with conn.transaction():
-                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-                conn.execute(_TRIGRAM_INDEX)
-        except Exception:
-            fallbacks.append("pg_trgm: substring and regex look-ups scan every chunk of the segment")
+        with contextlib.suppress(Exception), conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            conn.execute(_TRIGRAM_INDEX)
     if not _has_extension(conn, "vector"):
-        fallbacks.append("pgvector: vectors are stored as float4[] and compared in this process")
-    return found, fallbacks
+        with contextlib.suppress(Exception), conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return found, fallbacks_of(conn)
+
+
+FALLBACK_TRGM = "pg_trgm: substring and regex look-ups scan every chunk of the segment"
+FALLBACK_VECTOR = "pgvector: vectors are stored as float4[] and compared in this process"
+
+
+def fallbacks_of(conn: Any) -> list[str]:
+    """The features this server lacks and what is done instead (`status`, the search plan)."""
+    found = []
+    if conn.execute("SELECT to_regclass('trifecta_chunks_trgm')").fetchone()[0] is None:
+        found.append(FALLBACK_TRGM)
+    if not _has_extension(conn, "vector"):
+        found.append(FALLBACK_VECTOR)
+    return found
 
 
 def _has_extension(conn: Any, name: str) -> bool:
     return conn.execute("SELECT 1 FROM pg_extension WHERE extname = %s", (name,)).fetchone() is not None
+
+
+def segment_names(url: str) -> list[str]:
+    """Every segment of the shared index at `url` that finished a run, by name (nothing is created)."""
+    conn = connect(url)
+    try:
+        if conn.execute("SELECT to_regclass('trifecta_segments')").fetchone()[0] is None:
+            return []
+        rows = conn.execute("SELECT name FROM trifecta_segments WHERE built_at != '' ORDER BY name")
+        return [r[0] for r in rows]
+    except Exception as exc:
+        import psycopg
+
+        if isinstance(exc, psycopg.Error):
+            raise IndexUnavailable(
+                f"the index database {redact(url)} failed: {_first_line(exc)}", url=redact(url)
+            ) from None
+        raise
+    finally:
+        conn.close()
 
 
 def _guard(method: M) -> M:
@@ -369,12 +407,17 @@ class PostgresIndex(IndexWriter, IndexReader):
     """One segment of a shared PostgreSQL index. The facade's store surface (writing, verify, replaced,
     reopen, rebuilt, read_only, path) is kept so the Engine treats it as it treats the SQLite file."""
 
-    def __init__(self, url: str, segment: str, *, source: FileSource | None = None) -> None:
-        """`source`: where the writer reads each written file's text from, to store it (None: not stored)."""
+    def __init__(
+        self, url: str, segment: str, *, source: FileSource | None = None, searcher: bool = False
+    ) -> None:
+        """`source`: where the writer reads each written file's text from, to store it (None: not stored).
+        `searcher`: open an existing segment to search it, creating and migrating nothing (a search machine
+        with read-only rights, or a replica)."""
         if not segment:
             raise ValueError("a segment id is needed")
         self.url = url
         self.segment = segment
+        self.searcher = searcher
         self.path = f"{redact(url)} (segment {segment})"  # what messages name
         self.read_only = False
         self.rebuilt: dict[str, str] | None = None
@@ -400,8 +443,9 @@ class PostgresIndex(IndexWriter, IndexReader):
                         "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
                     ).fetchone()[0]
                 )
-                if self.read_only:  # a read replica: search what the primary's indexer wrote
+                if self.read_only or self.searcher:  # a replica, or a search machine: search what is there
                     self._segment_id = self._existing_segment(conn)
+                    self.fallbacks = fallbacks_of(conn)
                 else:
                     _, self.fallbacks = migrate(conn)
                     self._segment_id = self._ensure_segment(conn)
@@ -429,19 +473,21 @@ class PostgresIndex(IndexWriter, IndexReader):
         if conn.execute("SELECT to_regclass('trifecta_meta')").fetchone()[0] is not None:
             row = conn.execute("SELECT value FROM trifecta_meta WHERE key='schema_version'").fetchone()
             version = int(row[0]) if row else None
+        kind = "read-only index database" if self.read_only else "index database"
         if version != SCHEMA_VERSION:
             raise IndexUnavailable(
-                f"the index database {redact(self.url)} is read-only and holds "
+                f"the {kind} {redact(self.url)} holds "
                 + ("no trifecta index" if version is None else f"schema version {version}")
-                + f" (this trifecta reads {SCHEMA_VERSION}): index into its primary first",
+                + f" (this trifecta reads {SCHEMA_VERSION}): index into "
+                + ("its primary first" if self.read_only else "it first"),
                 url=redact(self.url),
                 reason="schema",
             )
         row = conn.execute("SELECT id FROM trifecta_segments WHERE name=%s", (self.segment,)).fetchone()
         if row is None:
             raise IndexUnavailable(
-                f"the read-only index database {redact(self.url)} has no segment {self.segment!r}: index it "
-                "into the primary first",
+                f"the {kind} {redact(self.url)} has no segment {self.segment!r}: index it "
+                + ("into the primary first" if self.read_only else "first"),
                 url=redact(self.url),
                 reason="no_segment",
             )
@@ -507,8 +553,15 @@ class PostgresIndex(IndexWriter, IndexReader):
                 self._lock_depth -= 1
             return
         sid = self._sid
+        if self.searcher:
+            raise ServerReadOnly(
+                f"segment {self.segment!r} of {redact(self.url)} was opened to search it: index it from its "
+                "checkout (trifecta index --db-url ... PATH)",
+                url=redact(self.url),
+                reason="read_only",
+            )
         if self.read_only:
-            raise IndexUnavailable(
+            raise ServerReadOnly(
                 f"the index database {redact(self.url)} is read-only (a replica?): index into its primary",
                 url=redact(self.url),
                 reason="read_only",

@@ -136,19 +136,34 @@ def build_rewrite_flow(
 
 
 def open_store(
-    settings: Settings, source: LocalFileSource
+    settings: Settings, source: LocalFileSource, *, searcher: bool = False
 ) -> tuple[SqliteIndex | PostgresIndex, LocalFileSource | StoredTextSource]:
     """The index and the files as use cases read them: the segment's SQLite file and its folder, or its
     segment of the shared PostgreSQL index (db_url), which keeps each file's text for readers without a
-    checkout."""
+    checkout (`searcher`: an existing segment, opened to search it and never written)."""
     if settings.db_url:
-        store = PostgresIndex(settings.db_url, settings.segment_id, source=source)
+        store = PostgresIndex(settings.db_url, settings.segment_id, source=source, searcher=searcher)
         return store, StoredTextSource(source, store)
     return SqliteIndex(settings.db_path), source
 
 
+def bootstrap_searcher(
+    segment_id: str, root: str, options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+) -> App:
+    """One segment of a shared index (db_url from `options`, TRIFECTA_DB_URL or the user's config), opened
+    by id to search it on a machine with no checkout: `root` is an empty folder, so every file's text comes
+    from the server; nothing is refreshed, written or recorded locally."""
+    fixed = {"segment_id": segment_id, "auto_refresh": False, "watch_files": False, "telemetry": False}
+    return bootstrap(root, {**(options or {}), **fixed}, env, label=segment_id, searcher=True)
+
+
 def bootstrap(
-    segment: str, options: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+    segment: str,
+    options: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    label: str | None = None,
+    searcher: bool = False,
 ) -> App:
     settings = load_settings(segment, options, env)
     local = LocalFileSource(
@@ -159,14 +174,14 @@ def bootstrap(
         watch=settings.watch_files,
     )
     parser = SourceParser(workers=settings.workers)
-    store, source = open_store(settings, local)
+    store, source = open_store(settings, local, searcher=searcher)
     policy = BudgetPolicy(
         max_bytes_total=settings.max_bytes_total,
         max_snippet_bytes=settings.max_snippet_bytes,
         max_snippets=settings.max_snippets,
         max_lines_per_snippet=settings.max_lines_per_snippet,
     )
-    label = str(segment)
+    label = str(segment) if label is None else label
     resolver = SymbolResolver(
         reader=store, source=source, parser=parser, rules=selector_rules(), admit=source.admits
     )

@@ -336,6 +336,10 @@ class Engine:
                 lang=lang,
             )
         )
+        fallbacks = self._fallbacks()
+        if fallbacks.get("fallbacks") and response.ok and isinstance(response.data.get("plan"), dict):
+            plan = {**response.data["plan"], **fallbacks}  # the plan says which look-ups ran slower
+            response = attrs.evolve(response, data={**response.data, "plan": plan})
         auto = expand == "auto"
         if auto:
             expand = 1 if response.ok and clear_lead(response.data.get("hits", [])) else 0
@@ -428,8 +432,15 @@ class Engine:
                 "built_at": stats.built_at,
                 "parse_errors": stats.parse_errors,
                 "db_bytes": stats.db_bytes,
+                **self._fallbacks(),
             },
         )
+
+    def _fallbacks(self) -> dict[str, list[str]]:
+        """A shared index's features that fall back on this server (no pg_trgm, no pgvector), as
+        `fallbacks`; nothing for the SQLite file, whose features are all built in."""
+        found = getattr(self._app.store, "fallbacks", None)
+        return {} if found is None else {"fallbacks": list(found)}
 
     @_guarded("stats", record=False)
     def stats(self, top: int = 10) -> Response:

@@ -157,6 +157,14 @@ Build or refresh the index now (incremental: only changed files are parsed; full
 Searches already refresh before answering, so call this only after large changes or when told to. \
 Its time limit is the longer index limit (600 s by default), not the 30 s of the other tools."""
 
+SHARED_SEARCH = """ This server serves several segments (repositories) of a shared index: without `segment` \
+the question runs in all of them as one ranking, and every hit names its `segment`; pass that segment to \
+snippet, symbols, get, hover and refs."""
+
+SEGMENTS = """\
+The segments (repositories) this server serves from the shared index: each one's id, files, symbols, \
+chunks, when it was built and the server features that fall back. Pass an id as `segment` to the other tools."""
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES_INDEX = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -164,6 +172,10 @@ WRITES_INDEX = ToolAnnotations(
 
 Query = Annotated[str, Field(description="The question, in words or identifiers (English or Spanish).")]
 Uri = Annotated[str, Field(description='A sym:// selector, e.g. "sym://python/type/pkg/mod/Class#method".')]
+OneSegment = Annotated[
+    str | None,
+    Field(description="The segment (repository) to read: a hit's `segment`; see the segments tool."),
+]
 
 
 # --------------------------------------------------------------------------- envelopes
@@ -266,6 +278,13 @@ def timeout_from_env(name: str, default: float) -> float:
 
 
 Call = Callable[["Engine"], Response]
+
+
+def _any(call: Callable[[Any], Response]) -> Call:
+    """A call on a SegmentSet (the shared tools), which answers the Engine's questions with a `segment`."""
+    return call
+
+
 _STOP = object()  # asks a worker to close its Engine and end
 
 
@@ -325,7 +344,9 @@ class TrifectaMCP:
         index_timeout: float = DEFAULT_INDEX_TIMEOUT,
         reopen: Callable[[], Engine] | None = None,
         profile: str = "brief",
+        shared: bool = False,
     ) -> None:
+        """`shared`: `engine` is a SegmentSet (several segments of a shared index), served read-only."""
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
         self.profile = profile
@@ -339,6 +360,7 @@ class TrifectaMCP:
         self._lock: asyncio.Lock | None = None  # made on the server's event loop, by the first call
         self._warming: concurrent.futures.Future[Response] | None = None
         self._warm_deadline = 0.0
+        self.shared = shared
         self.server = EnvelopeServer(
             name="trifecta",
             title="Trifecta code context",
@@ -346,7 +368,10 @@ class TrifectaMCP:
             version=__version__,
             log_level="WARNING",
         )
-        self._register()
+        if shared:
+            self._register_shared()
+        else:
+            self._register()
 
     async def _run(
         self, kind: str, call: Call, timeout: float | None = None, *, plan: bool = False
@@ -491,11 +516,87 @@ class TrifectaMCP:
         ) -> Result:
             return await self._run("index", lambda e: _reindex(e, full), timeout=self.index_timeout)
 
+    def _register_shared(self) -> None:
+        """The tools over several segments of a shared index (`trifecta mcp --segment A --segment B` or
+        `--all` with a db_url): each takes a `segment`; search without one searches them all as one ranking
+        and every hit names its segment; `segments` lists them. Nothing is indexed from here."""
+        tool = self.server.tool
+
+        @tool(name="search", title="Search (L0)", description=SEARCH + SHARED_SEARCH, annotations=READ_ONLY)
+        async def search(
+            query: Query,
+            limit: Annotated[int, Field(description="How many hits, 1-200.")] = 10,
+            mode: Annotated[
+                str, Field(description="auto | lexical | pattern | structural | semantic | hybrid")
+            ] = "auto",
+            lint: Annotated[
+                bool | None, Field(description="Expand vague queries; null uses the segment's setting.")
+            ] = None,
+            lang: Annotated[str | None, Field(description="Only this language's hits.")] = None,
+            explain: Annotated[bool, Field(description="Include each segment's plan.")] = False,
+            segment: Annotated[
+                str | list[str] | None,
+                Field(description="One segment or a list of them; null: every segment served."),
+            ] = None,
+        ) -> Result:
+            return await self._run(
+                "search",
+                _any(
+                    lambda e: e.search(query, limit=limit, mode=mode, lint=lint, lang=lang, segment=segment)
+                ),
+                plan=explain,
+            )
+
+        @tool(name="get", title="Raw source (L3)", description=GET, annotations=READ_ONLY)
+        async def get(
+            id: Annotated[str | None, Field(description="A hit id from search.")] = None,
+            path: Annotated[str | None, Field(description='"pkg/mod.py" or "pkg/mod.py:10-40".')] = None,
+            segment: OneSegment = None,
+        ) -> Result:
+            return await self._run("source", _any(lambda e: e.get(id=id, path=path, segment=segment)))
+
+        @tool(name="symbols", title="Skeleton (L1)", description=SYMBOLS, annotations=READ_ONLY)
+        async def symbols(uri: Uri, segment: OneSegment = None) -> Result:
+            return await self._run("skeleton", _any(lambda e: e.symbols(uri, segment=segment)))
+
+        @tool(name="snippet", title="Snippet (L2)", description=SNIPPET, annotations=READ_ONLY)
+        async def snippet(uri: Uri, segment: OneSegment = None) -> Result:
+            return await self._run("snippet", _any(lambda e: e.snippet(uri, segment=segment)))
+
+        @tool(name="hover", title="Hover", description=HOVER, annotations=READ_ONLY)
+        async def hover(uri: Uri, segment: OneSegment = None) -> Result:
+            return await self._run("hover", _any(lambda e: e.hover(uri, segment=segment)))
+
+        @tool(name="refs", title="References", description=REFS, annotations=READ_ONLY)
+        async def refs(
+            uri: Uri,
+            limit: Annotated[int, Field(description="At most this many references.")] = 50,
+            segment: OneSegment = None,
+        ) -> Result:
+            return await self._run("refs", _any(lambda e: e.refs(uri, limit=limit, segment=segment)))
+
+        @tool(name="lint", title="Lint a query", description=LINT, annotations=READ_ONLY)
+        async def lint_tool(query: Query) -> Result:
+            return to_result(_lint(query), self.profile)
+
+        @tool(name="classify", title="Classify a query", description=CLASSIFY, annotations=READ_ONLY)
+        async def classify(query: Query) -> Result:
+            return to_result(_classify(query), self.profile)
+
+        @tool(name="segments", title="Segments", description=SEGMENTS, annotations=READ_ONLY)
+        async def segments() -> Result:
+            return await self._run("segments", _any(lambda e: e.list()))
+
+        @tool(name="index_status", title="Index status", description=INDEX_STATUS, annotations=READ_ONLY)
+        async def index_status(segment: OneSegment = None) -> Result:
+            return await self._run("status", _any(lambda e: e.status(segment)))
+
     def run(self) -> None:
         # Build or refresh the index while the client is still shaking hands and its model is thinking: the
         # worker is first in line, so the first call waits for the index instead of starting it.
         self._warm_deadline = time.monotonic() + self.index_timeout
-        self._warming = self._worker.submit(self._warm_up)
+        if not self.shared:  # segments of a shared index are indexed by their own CI jobs
+            self._warming = self._worker.submit(self._warm_up)
         self.server.run("stdio")
 
     @staticmethod
@@ -562,6 +663,7 @@ def serve(
     index_timeout: float | None = None,
     reopen: Callable[[], Engine] | None = None,
     profile: str = "brief",
+    shared: bool = False,
 ) -> None:
     """Serve MCP over stdio with this Engine until the client hangs up, then close the Engine. Progress of
     a first index build may go to stderr (the Engine's progress sink); stdout carries only the protocol.
@@ -574,7 +676,12 @@ def serve(
         engine.close()
         raise SystemExit(f"trifecta mcp: {exc}") from None
     app = TrifectaMCP(
-        engine, call_timeout=call_timeout, index_timeout=index_timeout, reopen=reopen, profile=profile
+        engine,
+        call_timeout=call_timeout,
+        index_timeout=index_timeout,
+        reopen=reopen,
+        profile=profile,
+        shared=shared,
     )
     try:
         app.run()

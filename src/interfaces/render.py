@@ -19,6 +19,7 @@ INTERNAL = frozenset(
         ErrorCode.LSP_UNAVAILABLE,
         ErrorCode.EMBEDDER_UNAVAILABLE,
         ErrorCode.INDEX_UNWRITABLE,
+        ErrorCode.INDEX_UNAVAILABLE,
         ErrorCode.TIMEOUT,
     }
 )
@@ -126,7 +127,8 @@ def write_hits(data: dict[str, Any], out: TextIO) -> None:
     if not hits:
         out.write("no hits\n")
     for hit in hits:
-        where = s(f"{hit['path']}:{hit.get('line') or hit['start_line']}", "35")
+        place = f"{hit['segment']}:{hit['path']}" if hit.get("segment") else hit["path"]
+        where = s(f"{place}:{hit.get('line') or hit['start_line']}", "35")
         symbol = s(hit["symbol"], "1;32") if hit["symbol"] else s(hit["kind"], "2")
         out.write(f"{where}  {symbol}  {s(hit['id'], '2')}\n")
         shown = hit["source"] if "source" in hit else "\n".join(hit["preview"].splitlines()[:4])
@@ -311,6 +313,8 @@ def brief_hit(hit: dict[str, Any]) -> dict[str, Any]:
     start, end = hit.get("start_line"), hit.get("end_line")
     line = hit.get("line")
     out: dict[str, Any] = {"loc": f"{hit.get('path', '')}:{start}-{end}" if start else hit.get("path", "")}
+    if hit.get("segment"):  # a search over several segments of a shared index: where to zoom in
+        out["segment"] = hit["segment"]
     if line and line != start:
         out["line"] = line
     for key in ("symbol", "kind"):

@@ -94,11 +94,24 @@ def _engine(segment: str, **options: Any) -> Engine:
     from ..facade import open_engine
 
     if not os.path.isdir(segment):
-        raise SegmentNotFound(f"segment {segment!r} is not a directory: give the repository's folder")
+        # a segment id of a shared index, searched with no checkout: the Engine's questions, by id
+        return _shared([segment], options)
     engine = open_engine(segment, **options)
     engine.progress = StderrProgress()
     engine.origin = "cli"  # telemetry tells CLI calls from MCP and library ones
     return engine
+
+
+def _shared(segments: list[str] | None, options: dict[str, Any] | None = None) -> Any:
+    """Segments of the shared index (db_url from TRIFECTA_DB_URL or the user's config) by id, searched with
+    no checkout; None: every segment. A name that is no folder and no shared index: SEGMENT_NOT_FOUND."""
+    from ..segments import open_segments, shared_url
+
+    if segments is not None and len(segments) == 1 and not shared_url(options):
+        raise SegmentNotFound(f"segment {segments[0]!r} is not a directory: give the repository's folder")
+    shared = open_segments(segments, **(options or {}))
+    shared.origin = "cli"
+    return shared
 
 
 def _answer(
@@ -199,7 +212,18 @@ def status_cmd(segment: SegmentOpt = ".", as_json: JsonOpt = False) -> None:
 @ctx_app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Option("--query", "-q", help="What to look for, in words or identifiers.")],
-    segment: SegmentOpt = ".",
+    segment: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--segment",
+            "-s",
+            help="The repository or folder to search; with a shared index (db_url), a segment id, and "
+            "repeatable: several segments in one ranking.",
+        ),
+    ] = None,
+    all_segments: Annotated[
+        bool, typer.Option("--all", help="Every segment of the shared index (db_url) in one ranking.")
+    ] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200)] = 10,
     mode: Annotated[
         str, typer.Option("--mode", help="auto|lexical|pattern|structural|semantic|hybrid")
@@ -251,11 +275,11 @@ def search_cmd(
     as_json: JsonOpt = False,
     profile: ProfileOpt = "full",
 ) -> None:
-    """L0: the few places that answer a question, ranked."""
-    _answer(
-        segment,
-        as_json,
-        lambda engine: _explained(
+    """L0: the few places that answer a question, ranked (across segments of a shared index with
+    --segment A --segment B or --all: every hit names its segment)."""
+
+    def ask(engine: Any) -> Response:
+        return _explained(
             explain and not as_json,
             engine.search(
                 query,
@@ -268,10 +292,18 @@ def search_cmd(
                 lang=lang,
                 expand=expand,
             ),
-        ),
-        profile,
-        plan=explain,
-    )
+        )
+
+    segments = segment or ["."]
+    if not all_segments and len(segments) == 1:
+        _answer(segments[0], as_json, ask, profile, plan=explain)
+    _check_profile(profile)
+    shared = _shared(None if all_segments else segments)
+    try:
+        response = ask(shared)
+    finally:
+        shared.close()
+    _emit(response, as_json, shared.segment, profile, plan=explain)
 
 
 def _explained(explain: bool, response: Response) -> Response:
@@ -285,6 +317,11 @@ def _explained(explain: bool, response: Response) -> Response:
 
 
 def explain_lines(plan: dict[str, Any]) -> list[str]:
+    if isinstance(plan.get("segments"), dict):  # several segments: each one's plan, then how they merged
+        lines = []
+        for name, one in plan["segments"].items():
+            lines += [f"[{name}] {line}" for line in explain_lines(one)]
+        return [*lines, f"merge      by {plan.get('merge', 'score')}"]
     c = plan.get("classification", {})
     lines = [
         f"class      {c.get('category', '?')} (confidence {c.get('confidence', 0):.2f}): {c.get('reasoning', '')}",
@@ -300,6 +337,8 @@ def explain_lines(plan: dict[str, Any]) -> list[str]:
     for key in ("literals", "structural_query", "regex", "code_pattern", "subqueries"):
         if plan.get(key):
             lines.append(f"{key:10} {json.dumps(plan[key], ensure_ascii=False)}")
+    for note in plan.get("fallbacks", []):
+        lines.append(f"fallback   {note}")
     for key in ("semantic", "rewrite"):
         step = plan.get(key)
         if isinstance(step, dict):
@@ -442,7 +481,17 @@ def _write_stats(data: dict[str, Any]) -> None:
 
 @app.command("mcp")
 def mcp_cmd(
-    segment: SegmentOpt = ".",
+    segment: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--segment",
+            "-s",
+            help="The repository or folder to serve; with a shared index (db_url), segment ids, repeatable.",
+        ),
+    ] = None,
+    all_segments: Annotated[
+        bool, typer.Option("--all", help="Serve every segment of the shared index (db_url), read-only.")
+    ] = False,
     call_timeout: Annotated[
         float | None,
         typer.Option(
@@ -472,9 +521,34 @@ def mcp_cmd(
     ] = "brief",
 ) -> None:
     """Serve the segment to agents over MCP (stdio): tools search, get, symbols, snippet, hover, refs, lint,
-    classify, index_status, reindex. Add it to an MCP client as: trifecta mcp --segment /path/to/repo"""
+    classify, index_status, reindex. Add it to an MCP client as: trifecta mcp --segment /path/to/repo.
+    Several segments of a shared index (--segment A --segment B, or --all): the tools take a `segment`, search
+    runs in all of them as one ranking, and a `segments` tool lists them."""
+    import os
+
     _check_profile(profile)
-    engine = _engine(segment)  # a bad segment fails here, before the SDK is even imported
+    names = segment or ["."]
+    if all_segments or len(names) > 1 or not os.path.isdir(names[0]):
+        chosen = None if all_segments else names
+        shared = _shared(chosen)  # a bad segment or no db_url fails here, before the SDK is imported
+        shared.origin = "mcp"
+        from ..mcp_server import serve
+
+        def reopen() -> Any:
+            fresh = _shared(chosen)
+            fresh.origin = "mcp"
+            return fresh
+
+        serve(
+            shared,
+            call_timeout=call_timeout,
+            index_timeout=index_timeout,
+            profile=profile,
+            reopen=reopen,
+            shared=True,
+        )
+        return
+    engine = _engine(names[0])  # a bad segment fails here, before the SDK is even imported
     engine.origin = "mcp"
     from ..mcp_server import serve
 
