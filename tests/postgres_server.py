@@ -39,24 +39,26 @@ def _as_server_user(args: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *args]
 
 
-@contextmanager
-def running_server() -> Iterator[str]:
-    """Start a throw-away server; yields the URL of its `postgres` database (user `trifecta`)."""
-    bin_dir = bindir()
-    if bin_dir is None:
-        raise FileNotFoundError("PostgreSQL is not installed (apt-get install postgresql)")
-    root = Path(tempfile.mkdtemp(prefix="trifecta-pg-"))
-    data = root / "data"
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres")
-    port = _free_port()
-    try:
+class Server:
+    """A throw-away cluster that a test can stop and start again (same port, same data)."""
+
+    def __init__(self) -> None:
+        bin_dir = bindir()
+        if bin_dir is None:
+            raise FileNotFoundError("PostgreSQL is not installed (apt-get install postgresql)")
+        self.bin_dir = bin_dir
+        self.root = Path(tempfile.mkdtemp(prefix="trifecta-pg-"))
+        self.data = self.root / "data"
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+        self.port = _free_port()
+        self.url = f"postgresql://{USER}@127.0.0.1:{self.port}/postgres"
         subprocess.run(
             _as_server_user(
                 [
                     str(bin_dir / "initdb"),
                     "-D",
-                    str(data),
+                    str(self.data),
                     "-A",
                     "trust",
                     "-U",
@@ -70,17 +72,19 @@ def running_server() -> Iterator[str]:
             capture_output=True,
             timeout=120,
         )
-        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
         subprocess.run(
             _as_server_user(
                 [
-                    str(bin_dir / "pg_ctl"),
+                    str(self.bin_dir / "pg_ctl"),
                     "-D",
-                    str(data),
+                    str(self.data),
                     "-o",
                     options,
                     "-l",
-                    str(root / "log"),
+                    str(self.root / "log"),
                     "-w",
                     "start",
                 ]
@@ -89,16 +93,36 @@ def running_server() -> Iterator[str]:
             capture_output=True,
             timeout=120,
         )
-        try:
-            yield f"postgresql://{USER}@127.0.0.1:{port}/postgres"
-        finally:
-            subprocess.run(
-                _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                capture_output=True,
-                timeout=60,
-            )
+
+    def stop(self, mode: str = "immediate") -> None:
+        """`immediate`: as a crash (connections cut, recovery at the next start); `fast`: a clean shutdown."""
+        subprocess.run(
+            _as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"]),
+            capture_output=True,
+            timeout=60,
+        )
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextmanager
+def controlled_server() -> Iterator[Server]:
+    """A started server the test may stop and start; removed afterwards."""
+    server = Server()
+    try:
+        server.start()
+        yield server
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        server.remove()
+
+
+@contextmanager
+def running_server() -> Iterator[str]:
+    """Start a throw-away server; yields the URL of its `postgres` database (user `trifecta`)."""
+    with controlled_server() as server:
+        yield server.url
 
 
 def new_database(url: str, name: str) -> str:
