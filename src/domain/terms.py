@@ -235,8 +235,35 @@ def expand_identifiers(text: str) -> str:
     """Index-side text: every compound identifier followed by its parts (`parseHTTPHeader parse HTTP Header`).
 
     Plain words pass through untouched (the full-text tokenizer folds case), so the scan stays in C.
+    A space-separated piece at a time, through a memo: doc comments, signatures and paths repeat their
+    pieces, so most are looked up instead of scanned (Python's re runs at ~70 ns a character). The same
+    result as one scan of the whole text: an identifier never spans a space, and a piece after a space
+    starts at a word boundary as it does in the text.
     """
+    return " ".join(map(_EXPANDED_PIECES.__getitem__, text.split(" ")))
+
+
+def _expand_text(text: str) -> str:
+    """`expand_identifiers` in one scan, without the memo."""
     return _COMPOUND.sub(_expand_match, text)
+
+
+class _ExpandedPieces(dict[str, str]):
+    """`_expand_text` of a piece of text without spaces, memoized (bounded: EXPAND_MEMO_PIECES pieces of at
+    most EXPAND_MEMO_PIECE_CHARS characters; a longer one is expanded every time)."""
+
+    def __missing__(self, piece: str) -> str:
+        expanded = _COMPOUND.sub(_expand_match, piece)
+        if len(piece) <= EXPAND_MEMO_PIECE_CHARS:
+            if len(self) >= EXPAND_MEMO_PIECES:
+                self.clear()
+            self[piece] = expanded
+        return expanded
+
+
+EXPAND_MEMO_PIECES = 50_000  # ~4 MB: go-x-tools's docs and signatures hold 53k distinct pieces
+EXPAND_MEMO_PIECE_CHARS = 80
+_EXPANDED_PIECES = _ExpandedPieces()
 
 
 def identifier_parts(text: str) -> str:
