@@ -54,6 +54,16 @@ class Edge:
     text: str  # a call: the callee as written; an import: the module as written (`.util`, `./x`, `fmt`)
     alias: str = ""  # an import: the name it binds; a call: the receiver's type when known, else ""
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # a plain tuple: parser workers send tens of thousands of edges a batch (attrs' state is a dict)
+        return _edge, (self.kind.value, self.caller, self.line, self.column, self.name, self.text, self.alias)
+
+
+def _edge(kind: str, caller: str, line: int, column: int, name: str, text: str, alias: str) -> Edge:
+    return Edge(
+        kind=EdgeKind(kind), caller=caller, line=line, column=column, name=name, text=text, alias=alias
+    )
+
 
 @attrs.frozen(kw_only=True)
 class Candidate:
@@ -88,6 +98,7 @@ Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, any
 
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.MACRO, SymbolKind.CLASS,
                        SymbolKind.STRUCT})  # fmt: skip
+_CONTAINERS = frozenset(k for k in SymbolKind if k.is_container)
 _SEPARATORS = re.compile(r"\?\.|::|->|\.")
 _GENERIC = re.compile(r"<[^<>()]*>")
 _NOT_NAME = re.compile(r"[^\w$]")
@@ -129,16 +140,23 @@ def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
     return parts
 
 
-def _module_matches(module: tuple[str, ...], spec: tuple[str, ...], exact: bool) -> bool:
-    if not spec:
-        return False
+def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool) -> int:
+    """How well a definition's module matches an import's: 0 not at all; a relative import must name it
+    exactly (a folder's `index` file stands for the folder), an absolute one scores the parts their ends
+    share (`json.decoder` and `Lib/json/decoder`; Go's `example.com/m/util` and the folder `util`)."""
+    if not spec or not module:
+        return 0
     if exact:
-        return module == spec or (module[-1:] == ("index",) and module[:-1] == spec)
-    short, long = (module, spec) if len(module) <= len(spec) else (spec, module)
-    return bool(short) and long[len(long) - len(short) :] == short
+        return 1000 if module == spec or (module[-1:] == ("index",) and module[:-1] == spec) else 0
+    shared = 0
+    while shared < min(len(module), len(spec)) and module[-1 - shared] == spec[-1 - shared]:
+        shared += 1
+    return shared
 
 
-def _through_import(parts: list[str], ctx: FileContext, lookup: Lookup) -> Resolved | None:
+def _through_import(
+    parts: list[str], ctx: FileContext, lookup: Lookup, kinds: frozenset[SymbolKind] = _CALLABLE
+) -> Resolved | None:
     head = parts[0]
     imp = ctx.imports.get(head)
     if imp is None:
@@ -147,29 +165,33 @@ def _through_import(parts: list[str], ctx: FileContext, lookup: Lookup) -> Resol
     chain = ([imp.name] if imp.name else []) + parts[1:]
     if not chain:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
-    targets = []
+    scored: list[tuple[int, Candidate]] = []
     for c in lookup(chain[-1]):
-        if c.kind not in _CALLABLE:
+        if c.kind not in kinds:
             continue
-        for split in range(len(chain)):
-            if c.qualname == ".".join(chain[split:]) and _module_matches(
-                c.module, (*spec, *chain[:split]), exact
-            ):
-                targets.append(c)
-                break
-    if targets:
-        return Resolved(resolution=Resolution.IMPORT, targets=tuple(targets))
-    return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
+        best = max(
+            (_module_score(c.module, (*spec, *chain[:split]), exact)
+             for split in range(len(chain)) if c.qualname == ".".join(chain[split:])),
+            default=0,
+        )  # fmt: skip
+        if best:
+            scored.append((best, c))
+    if not scored:
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
+    top = max(score for score, _ in scored)
+    return Resolved(resolution=Resolution.IMPORT, targets=tuple(c for score, c in scored if score == top))
 
 
-def enclosing_class(caller: str, classes: Mapping[str, tuple[str, ...]]) -> str:
-    """The innermost class around a definition: the longest prefix of its qualified name that is a class."""
-    parts = caller.split(".")
+def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate | None:
+    """The innermost class of the calling file around a definition: the longest prefix of its qualified
+    name that is a class there."""
+    parts = caller.split(".") if caller else []
     for end in range(len(parts), 0, -1):
-        name = ".".join(parts[:end])
-        if name in classes:
-            return name
-    return ""
+        qualname = ".".join(parts[:end])
+        for c in lookup(parts[end - 1]):
+            if c.kind.is_container and c.path == ctx.path and c.qualname == qualname:
+                return c
+    return None
 
 
 def _member(
@@ -196,9 +218,24 @@ def _member(
     return []
 
 
-def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup, classes: Mapping[str, Candidate]) -> Resolved:
-    """The definitions a call may reach, and how they were found (see the module's docstring).
-    ``classes`` are the calling file's classes by qualified name."""
+def _classes_named(text: str, ctx: FileContext, lookup: Lookup) -> list[Candidate]:
+    """The class a receiver's type names (`Store`, `threading.Event`): through the file's imports, else the
+    file's own module, else the one class of that name in the segment; none when it stays ambiguous."""
+    parts = callee_parts(text)
+    if not parts:
+        return []
+    by_import = _through_import(parts, ctx, lookup, _CONTAINERS)
+    if by_import is not None:
+        return list(by_import.targets)
+    if len(parts) > 1:
+        return []
+    classes = [c for c in lookup(parts[0]) if c.kind in _CONTAINERS and c.qualname == parts[0]]
+    local = [c for c in classes if c.module == ctx.module]
+    return local or (classes if len(classes) == 1 else [])
+
+
+def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup) -> Resolved:
+    """The definitions a call may reach, and how they were found (see the module's docstring)."""
     parts = callee_parts(edge.text)
     if not parts or not edge.name:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
@@ -207,15 +244,15 @@ def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup, classes: Mapping[
     if by_import is not None:
         return by_import
     if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
-        owner = enclosing_class(edge.caller, {q: () for q in classes})
-        if owner:
-            hits = _member(classes[owner], edge.name, lookup, found, skip_own=parts[0] == "super()")
+        owner = enclosing_class(edge.caller, ctx, lookup)
+        if owner is not None:
+            hits = _member(owner, edge.name, lookup, found, skip_own=parts[0] == "super()")
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
     if edge.alias and len(parts) >= 2:
-        types = [c for c in lookup(edge.alias) if c.kind.is_container]
-        near = [c for c in types if c.path == ctx.path] or types
-        hits = [h for t in near[:3] for h in _member(t, edge.name, lookup, found)]
+        hits = [
+            h for t in _classes_named(edge.alias, ctx, lookup) for h in _member(t, edge.name, lookup, found)
+        ]
         if hits:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     if len(parts) == 1:

@@ -253,12 +253,14 @@ def _callee(node: ast.expr) -> str:
 
 
 def _type_name(node: ast.expr | None) -> str:
-    """The class an annotation or a constructor call names: `Foo`, `mod.Foo`, `"Foo"`; "" for others."""
+    """The class an annotation or a constructor call names, as written: `Foo`, `mod.Foo`, `"Foo"`; "" for
+    others."""
     kind = type(node)
     if kind is ast.Name:
         return node.id  # type: ignore[union-attr]
     if kind is ast.Attribute:
-        return node.attr  # type: ignore[union-attr]
+        text = _callee(node)  # type: ignore[arg-type]
+        return "" if "?" in text else text
     if kind is ast.Constant and isinstance(node.value, str):  # type: ignore[union-attr]
         return node.value.rsplit(".", 1)[-1] if node.value.replace(".", "").isidentifier() else ""  # type: ignore[union-attr]
     return ""
@@ -307,7 +309,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
                     continue
                 if type(value) is ast.Name:  # `self.x = x`: x's type, known once the walk is done
                     copies.append((key, (where, value.id)))
-                elif (name := _type_name(value.func))[:1].isupper():
+                elif (name := _type_name(value.func)).rsplit(".", 1)[-1][:1].isupper():
                     types[key] = name
         elif kind is ann_t:
             if type(node.target) is ast.Name and (name := _type_name(node.annotation)):
@@ -349,6 +351,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
         elif dots == 2:
             head = text.rsplit(".", 1)[0]
             receiver = types.get((class_of(caller), head), "")
+        if not receiver and type(func) is ast.Attribute and type(func.value) is call_t:
+            made = _type_name(func.value.func)  # `Service(store).fetch()`: an instance made right there
+            receiver = made if made.rsplit(".", 1)[-1][:1].isupper() else ""
         edges.append(Edge(kind=EdgeKind.CALL, caller=caller, line=line, column=column, name=name, text=text,
                           alias=receiver))  # fmt: skip
     edges.sort(key=lambda e: (e.line, e.column))

@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 
+from ..application.call_graph import CalleesUseCase, CallersUseCase, DefinitionUseCase, ImpactUseCase
 from ..application.embedding import Embedder, EmbedSegment, SemanticEngine
 from ..application.engines import AstPatternEngine
 from ..application.get_source import GetSource
@@ -64,6 +65,12 @@ class App:
     refs: RefsUseCase | None = None
     language_server: LanguageServer | None = None  # started on the first hover/refs, closed by close()
     resolver: SymbolResolver | None = None  # sym:// selectors, for a search whose query is one
+    definition: DefinitionUseCase | None = (
+        None  # ast def / callers / callees / impact, from the index's edges
+    )
+    callers: CallersUseCase | None = None
+    callees: CalleesUseCase | None = None
+    impact: ImpactUseCase | None = None
 
     def close(self) -> None:
         for close in self.closers:
@@ -208,7 +215,14 @@ def bootstrap(
     # Nothing is imported or started until the first hover/refs; close() shuts the server down.
     language_server = LazyLanguageServer(settings.segment, settings.lsp_command, settings.lsp_timeout)
     closers.append(language_server.close)
+    graph: dict[str, Any] = {
+        "reader": store, "resolver": resolver, "source": source, "rules": selector_rules(), "policy": policy
+    }  # fmt: skip
     return App(
+        definition=DefinitionUseCase(**graph),
+        callers=CallersUseCase(**graph),
+        callees=CalleesUseCase(**graph),
+        impact=ImpactUseCase(**graph),
         resolver=resolver,
         hover=HoverUseCase(resolver, language_server, policy),
         refs=RefsUseCase(

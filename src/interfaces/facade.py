@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
+from ..application.call_graph import CalleesRequest, CallersRequest, DefinitionRequest, ImpactRequest
 from ..application.embedding import EmbedRequest
 from ..application.expand import clear_lead, invalid_expand
 from ..application.expand import expand as expand_hits
@@ -388,6 +389,38 @@ class Engine:
             return Response.failure("refs", ErrorCode.LSP_UNAVAILABLE, "no language server is wired")
         self._ensure_index()
         return self._app.refs.execute(RefsRequest(uri=uri, limit=limit))
+
+    @_guarded("definition")
+    def definition(self, path: str, line: int, column: int | None = None) -> Response:
+        """What the name at `path:line[:column]` (1-based) is: its definitions from the index's call graph,
+        with how they were found (exact, import, name with every candidate, or unresolved and why).
+        Without a column, the first call on the line. A position that is not on a name is INVALID_ARGUMENT."""
+        self._ensure_index()
+        assert self._app.definition is not None
+        return self._app.definition.execute(DefinitionRequest(path=path, line=line, column=column))
+
+    @_guarded("callers")
+    def callers(self, uri: str, limit: int = 50) -> Response:
+        """The call sites that reach one definition, from the index (no language server): each hit's path,
+        line, column, calling symbol and its `uri`, `resolution` (exact, import, or name) and a preview."""
+        self._ensure_index()
+        assert self._app.callers is not None
+        return self._app.callers.execute(CallersRequest(uri=uri, limit=limit))
+
+    @_guarded("callees")
+    def callees(self, uri: str, limit: int = 200) -> Response:
+        """The calls one definition makes, each resolved to its definitions or reported unresolved."""
+        self._ensure_index()
+        assert self._app.callees is not None
+        return self._app.callees.execute(CalleesRequest(uri=uri, limit=limit))
+
+    @_guarded("impact")
+    def impact(self, uri: str, depth: int = 3) -> Response:
+        """What reaches one definition through calls, transitively up to `depth` (capped, the cap
+        reported), grouped by file with counts; the tests that reach it are listed."""
+        self._ensure_index()
+        assert self._app.impact is not None
+        return self._app.impact.execute(ImpactRequest(uri=uri, depth=depth))
 
     @_guarded("eval")
     def evaluate(self, queries: str, k: int = 10, mode: str = "auto") -> Response:

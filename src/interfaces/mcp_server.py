@@ -140,6 +140,24 @@ REFS = """\
 Who uses a symbol: the places that reference the definition named by a sym:// uri (path, line, a \
 preview), at most `limit` (1-200, default 50). Use it before changing a function, to see its callers."""
 
+DEFINITION = """\
+What a name in the code is: give a position (path, 1-based line and column) and get the definitions it \
+resolves to from the index's call graph, with how (exact, import, or name with every candidate). Use it \
+while reading code to jump to what a call means."""
+
+CALLERS = """\
+Who calls a function or method (sym:// uri), from the index, fast and without a language server: each \
+call site's path, line, calling symbol and its uri, resolution (exact, import; name = same name only) and \
+a preview. Use it before changing a signature."""
+
+CALLEES = """\
+What a function or method (sym:// uri) calls: each call resolved to definitions in this repository, or \
+unresolved (a library call) with the call as written."""
+
+IMPACT = """\
+What breaks if a definition changes: transitive callers up to `depth` (1-5), grouped by file with counts, \
+tests that reach it listed."""
+
 LINT = """\
 How the query linter reads a query, without searching: vague / semi / guided, the anchors it found and \
 the expansion a vague query would get. Use it to understand why a search found little."""
@@ -497,6 +515,32 @@ class TrifectaMCP:
             uri: Uri, limit: Annotated[int, Field(description="At most this many references.")] = 50
         ) -> Result:
             return await self._run("refs", lambda e: e.refs(uri, limit=limit))
+
+        @tool(name="definition", title="Definition", description=DEFINITION, annotations=READ_ONLY)
+        async def definition(
+            path: Annotated[str, Field(description="A file of the segment, e.g. pkg/mod.py.")],
+            line: Annotated[int, Field(description="1-based line.")],
+            column: Annotated[
+                int | None, Field(description="1-based column; null: the line's first call.")
+            ] = None,
+        ) -> Result:
+            return await self._run("definition", lambda e: e.definition(path, line, column))
+
+        @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
+        async def callers(
+            uri: Uri, limit: Annotated[int, Field(description="At most this many call sites.")] = 50
+        ) -> Result:
+            return await self._run("callers", lambda e: e.callers(uri, limit=limit))
+
+        @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
+        async def callees(uri: Uri) -> Result:
+            return await self._run("callees", lambda e: e.callees(uri))
+
+        @tool(name="impact", title="Impact", description=IMPACT, annotations=READ_ONLY)
+        async def impact(
+            uri: Uri, depth: Annotated[int, Field(description="Calls away, 1-5 (larger is capped).")] = 3
+        ) -> Result:
+            return await self._run("impact", lambda e: e.impact(uri, depth=depth))
 
         @tool(name="lint", title="Lint a query", description=LINT, annotations=READ_ONLY)
         async def lint(query: Query) -> Result:

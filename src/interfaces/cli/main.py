@@ -406,6 +406,67 @@ def ast_refs_cmd(
     _answer(segment, as_json, lambda engine: engine.refs(uri, limit=limit))
 
 
+@ast_app.command("def")
+def ast_def_cmd(
+    position: Annotated[str, typer.Argument(help="PATH:LINE[:COL], 1-based (pkg/mod.py:42:17)")],
+    segment: SegmentOpt = ".",
+    as_json: JsonOpt = False,
+) -> None:
+    """What the name at a position is: its definitions from the index (exact, import, or by name with every
+    candidate). Without a column, the first call on the line."""
+    path, line, column = _position(position)
+    _answer(segment, as_json, lambda engine: engine.definition(path, line, column))
+
+
+def _position(text: str) -> tuple[str, int, int | None]:
+    parts = text.rsplit(":", 2)
+    numbers: list[int] = []
+    while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
+        numbers.insert(0, int(parts.pop()))
+    if not numbers:
+        raise typer.BadParameter(f"{text!r} is not PATH:LINE[:COL]", param_hint="'POSITION'")
+    return ":".join(parts), numbers[0], numbers[1] if len(numbers) > 1 else None
+
+
+@ast_app.command("callers")
+def ast_callers_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    segment: SegmentOpt = ".",
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500, help="At most this many hits.")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """The call sites that reach one definition, from the index: path, line, calling symbol, uri,
+    resolution (exact, import, name) and a preview, inside the byte budget."""
+    _answer(segment, as_json, lambda engine: engine.callers(uri, limit=limit))
+
+
+@ast_app.command("callees")
+def ast_callees_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    segment: SegmentOpt = ".",
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, max=500, help="At most this many hits.")
+    ] = 200,
+    as_json: JsonOpt = False,
+) -> None:
+    """The calls one definition makes, resolved to definitions, or reported unresolved."""
+    _answer(segment, as_json, lambda engine: engine.callees(uri, limit=limit))
+
+
+@ast_app.command("impact")
+def ast_impact_cmd(
+    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    segment: SegmentOpt = ".",
+    depth: Annotated[
+        int, typer.Option("--depth", "-d", min=1, help="How many calls away (capped at 5).")
+    ] = 3,
+    as_json: JsonOpt = False,
+) -> None:
+    """What reaches one definition through calls, transitively: callers grouped by file with counts, the
+    tests that reach it marked."""
+    _answer(segment, as_json, lambda engine: engine.impact(uri, depth=depth))
+
+
 @ctx_app.command("lint")
 def lint_cmd(query: Annotated[str, typer.Option("--query", "-q")], as_json: JsonOpt = False) -> None:
     """Show the linter's plan for a query (vague / semi / guided, expansion)."""

@@ -1,0 +1,531 @@
+"""Navigation from the index: the definition of a name at a position, callers, callees and impact.
+
+The edges (call sites and imports) are recorded when a file is indexed; they are resolved here, when asked,
+against the symbol table (``domain.calls`` holds the rules), so an index run pays only for recording them
+and a changed file never makes another file's resolutions stale.
+
+``ast def PATH:LINE[:COL]`` (kind ``"definition"``): the name at the position (the first call on the line
+without a column), how it resolved (``exact``, ``import``, ``name`` with every candidate, ``unresolved``
+with a ``reason``) and ``definitions``, each with path, lines, symbol, kind, signature and ``uri``.
+A position that is not on a name is ``INVALID_ARGUMENT``.
+
+``ast callers URI`` / ``ast callees URI`` (kinds ``"callers"``, ``"callees"``): ``hits``, one per call site,
+with ``path``, ``line``, ``column`` (1-based), ``symbol`` and ``uri`` of the other end, ``resolution``,
+``callee`` (the call as written) and a one-line ``preview``; as many as fit in ``max_bytes_total``
+(``total``, ``omitted``). Callers are the calls that reach the definition (``name`` matches too, marked
+so: a caller counts ``exact``/``import`` ones as sure); callees also list the calls that reach nothing in
+the segment, as ``resolution: "unresolved"``.
+
+``ast impact URI --depth N`` (kind ``"impact"``): transitive callers through ``exact`` and ``import``
+resolutions, breadth first, up to ``depth`` (at most ``MAX_DEPTH``; a larger one is capped and the answer
+says so), each definition once (recursion and mutual calls end); grouped by file with counts, test files
+marked, and the test definitions that reach the symbol listed in ``tests``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..domain import actions as act
+from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
+from ..domain.calls import (
+    Candidate,
+    Edge,
+    EdgeKind,
+    FileContext,
+    Resolution,
+    Resolved,
+    bound_imports,
+    resolve_call,
+)
+from ..domain.code import Symbol
+from ..domain.contract import ErrorCode, Ref, Response
+from ..domain.rewrite_policy import is_test_file
+from ..domain.selector import Selector, SelectorKind, parse
+from .ports import FileRefused, FileSource, IndexReader, OutsideSegment
+from .zoom_ast import PathRules, SymbolResolver, Unresolved, uri_of
+
+DEFINITION_KIND = "definition"
+CALLERS_KIND = "callers"
+CALLEES_KIND = "callees"
+IMPACT_KIND = "impact"
+MAX_LIMIT = 500
+MAX_DEPTH = 5
+SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
+
+
+# --------------------------------------------------------------------------------------------- the graph
+
+
+class CallGraph:
+    """Resolution over one reader, with what it looks up kept for one request (the index may change
+    between requests, never during one)."""
+
+    def __init__(self, reader: IndexReader, rules: Mapping[str, PathRules]) -> None:
+        self._reader = reader
+        self._rules = rules
+        self._candidates: dict[str, list[Candidate]] = {}
+        self._contexts: dict[str, FileContext] = {}
+        self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+
+    def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
+        if path not in self._modules:
+            self._modules[path] = next(
+                ((lang, stem) for lang, row in self._rules.items() if (stem := row.stem(path)) is not None),
+                None,
+            )
+        return self._modules[path]
+
+    def module(self, path: str) -> tuple[str, ...]:
+        """A file's module: its path without the ending, without a folder's own file (`__init__`, `index`,
+        `mod`), and a Go file's folder."""
+        found = self.language_and_stem(path)
+        stem = found[1] if found is not None else tuple(path.rsplit(".", 1)[0].split("/"))
+        row = self._rules.get(found[0]) if found is not None else None
+        if row is not None and row.package_folders:
+            return stem[:-1]
+        if row is not None and stem and stem[-1] in row.folder_files and len(stem) > 1:
+            return stem[:-1]
+        return stem
+
+    def uri(self, path: str, qualname: str) -> str | None:
+        found = self.language_and_stem(path)
+        return uri_of(found[1], qualname, found[0]) if found is not None else None
+
+    def candidates(self, name: str) -> list[Candidate]:
+        if name not in self._candidates:
+            self._candidates[name] = [
+                Candidate(path=p, qualname=s.qualname, kind=s.kind, module=self.module(p), bases=s.bases)
+                for p, s in self._reader.find_symbols(name=name)
+            ]
+        return self._candidates[name]
+
+    def load_contexts(self, paths: Iterable[str]) -> None:
+        """The imports of many files in one look-up."""
+        todo = sorted({p for p in paths if p not in self._contexts})
+        if not todo:
+            return
+        imports: dict[str, list[Edge]] = {p: [] for p in todo}
+        for start in range(0, len(todo), 500):
+            for path, edge in self._reader.edges(paths=todo[start : start + 500], kinds=[EdgeKind.IMPORT]):
+                imports[path].append(edge)
+        for path in todo:
+            module = self.module(path)
+            stem = self.language_and_stem(path)
+            package = stem[1][:-1] if stem is not None else module[:-1]  # where `from . import` starts
+            self._contexts[path] = FileContext(
+                path=path, module=module, package=package, imports=bound_imports(imports[path])
+            )
+
+    def context(self, path: str) -> FileContext:
+        self.load_contexts([path])
+        return self._contexts[path]
+
+    def resolve(self, path: str, edge: Edge) -> Resolved:
+        return resolve_call(edge, self.context(path), self.candidates)
+
+    def callers(self, path: str, symbol: Symbol) -> list[tuple[str, Edge, Resolved]]:
+        """The call sites that reach the definition, by path and position."""
+        aliases = {
+            e.alias
+            for _, e in self._reader.edges(names=[symbol.name], kinds=[EdgeKind.IMPORT])
+            if e.alias and e.alias != symbol.name
+        }
+        calls = self._reader.edges(names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL])
+        self.load_contexts(p for p, _ in calls)
+        found = []
+        for call_path, edge in calls:
+            resolved = self.resolve(call_path, edge)
+            if any(t.path == path and t.qualname == symbol.qualname for t in resolved.targets):
+                found.append((call_path, edge, resolved))
+        return found
+
+    def callees(self, path: str, qualname: str) -> list[tuple[Edge, Resolved]]:
+        """The calls made directly in the definition (not in definitions nested in it), in source order."""
+        edges = self._reader.edges(paths=[path], kinds=[EdgeKind.CALL])
+        return [(e, self.resolve(path, e)) for _, e in edges if e.caller == qualname]
+
+    def symbols(self, path: str) -> list[Symbol]:
+        return self._reader.symbols(path)
+
+
+# --------------------------------------------------------------------------------------------- requests
+
+
+@attrs.frozen(kw_only=True)
+class DefinitionRequest:
+    path: str
+    line: int
+    column: int | None = None  # 1-based; None: the first call on the line, else its first name
+
+
+@attrs.frozen(kw_only=True)
+class CallersRequest:
+    uri: str
+    limit: int = 50
+
+
+@attrs.frozen(kw_only=True)
+class CalleesRequest:
+    uri: str
+    limit: int = 200
+
+
+@attrs.frozen(kw_only=True)
+class ImpactRequest:
+    uri: str
+    depth: int = 3
+
+
+def _json_size(value: Any) -> int:
+    return utf8_size(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _bad(kind: str, message: str) -> Response:
+    return Response.failure(kind, ErrorCode.INVALID_ARGUMENT, message)
+
+
+def _bounded_int(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+class _GraphUseCase:
+    def __init__(
+        self,
+        *,
+        reader: IndexReader,
+        resolver: SymbolResolver,
+        source: FileSource,
+        rules: Mapping[str, PathRules],
+        policy: BudgetPolicy | None = None,
+    ) -> None:
+        self._reader = reader
+        self._resolver = resolver
+        self._source = source
+        self._rules = rules
+        self._policy = policy or BudgetPolicy()
+
+    def _graph(self) -> CallGraph:
+        return CallGraph(self._reader, self._rules)
+
+    def _target(self, uri: object, kind: str, verb: str) -> tuple[str, Symbol, str] | Response:
+        """(path, definition, canonical uri), or the selector's own error."""
+        if not isinstance(uri, str):
+            return _bad(kind, "uri must be a sym:// selector string")
+        selector = parse(uri, self._resolver.languages)
+        if isinstance(selector, Selector) and selector.kind is SelectorKind.MOD:
+            return Response.failure(
+                kind,
+                ErrorCode.INVALID_ARGUMENT,
+                f"{selector.render()} names a file; {verb} is of one definition: use ast symbols for the "
+                "file's definitions, then a sym://<lang>/type/... selector",
+                error_data={"sym": selector.render()},
+                next_actions=[act.symbols(selector.render())],
+            )
+        resolved = self._resolver.resolve(uri)
+        if isinstance(resolved, Unresolved):
+            return resolved.response(kind, "snippet")
+        return resolved.path, resolved.definitions[0], resolved.uri
+
+    def _lines(self, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+        if path not in cache:
+            try:
+                text = self._source.read_admitted(path).decode("utf-8", errors="replace")
+                cache[path] = (
+                    text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                )
+            except (OutsideSegment, OSError, FileRefused):
+                cache[path] = None
+        return cache[path]
+
+    def _preview(self, path: str, line: int, cache: dict[str, list[str] | None]) -> str:
+        lines = self._lines(path, cache)
+        if lines is None or not 1 <= line <= len(lines):
+            return ""
+        return cut_snippet(self._policy, lines[line - 1].strip()).text
+
+    def _fit(self, data: dict[str, Any], hits: Sequence[dict[str, Any]], limit: int) -> None:
+        """``hits``: the prefix that fits in ``max_bytes_total`` with the rest of the data."""
+        data["total"] = len(hits)
+        data["hits"] = []
+        data["omitted"] = len(hits)
+        room = self._policy.max_bytes_total - _json_size(data)
+        kept: list[dict[str, Any]] = []
+        used = 0
+        for hit in hits[:limit]:
+            cost = _json_size(hit) + (1 if kept else 0)
+            if used + cost > room:
+                break
+            used += cost
+            kept.append(hit)
+        data["hits"] = kept
+        data["omitted"] = len(hits) - len(kept)
+
+
+def _target_data(path: str, symbol: Symbol, uri: str) -> dict[str, Any]:
+    return {
+        "uri": uri,
+        "path": path,
+        "name": symbol.name,
+        "kind": symbol.kind.value,
+        "range": {"start_line": symbol.start_line, "end_line": symbol.end_line},
+    }
+
+
+# --------------------------------------------------------------------------------------------- use cases
+
+
+class CallersUseCase(_GraphUseCase):
+    """``ast callers``: the call sites that reach one definition."""
+
+    def execute(self, request: CallersRequest) -> Response:
+        if not _bounded_int(request.limit, 1, MAX_LIMIT):
+            return _bad(
+                CALLERS_KIND, f"limit must be an integer between 1 and {MAX_LIMIT}, got {request.limit!r}"
+            )
+        target = self._target(request.uri, CALLERS_KIND, "callers")
+        if isinstance(target, Response):
+            return target
+        path, symbol, uri = target
+        graph = self._graph()
+        found = graph.callers(path, symbol)
+        found.sort(key=lambda f: (f[2].resolution not in SURE, f[0] != path, f[0], f[1].line, f[1].column))
+        lines: dict[str, list[str] | None] = {}
+        hits = [
+            {
+                "path": p,
+                "line": e.line,
+                "column": e.column + 1,
+                "symbol": e.caller,
+                "uri": graph.uri(p, e.caller),
+                "resolution": r.resolution.value,
+                "callee": e.text,
+                "preview": self._preview(p, e.line, lines) if i < request.limit else "",
+            }
+            for i, (p, e, r) in enumerate(found)
+        ]
+        data = _target_data(path, symbol, uri)
+        data["by_resolution"] = {
+            k.value: sum(1 for _, _, r in found if r.resolution is k)
+            for k in (Resolution.EXACT, Resolution.IMPORT, Resolution.NAME)
+        }
+        self._fit(data, hits, request.limit)
+        actions = [
+            act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["symbol"] and h["uri"])
+        ]
+        return Response.success(
+            CALLERS_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions[:3]
+        )
+
+
+class CalleesUseCase(_GraphUseCase):
+    """``ast callees``: the calls one definition makes, resolved, unresolved ones included."""
+
+    def execute(self, request: CalleesRequest) -> Response:
+        if not _bounded_int(request.limit, 1, MAX_LIMIT):
+            return _bad(
+                CALLEES_KIND, f"limit must be an integer between 1 and {MAX_LIMIT}, got {request.limit!r}"
+            )
+        target = self._target(request.uri, CALLEES_KIND, "callees")
+        if isinstance(target, Response):
+            return target
+        path, symbol, uri = target
+        graph = self._graph()
+        lines: dict[str, list[str] | None] = {}
+        hits = []
+        for edge, resolved in graph.callees(path, symbol.qualname):
+            preview = self._preview(path, edge.line, lines)
+            if not resolved.targets:
+                hits.append(
+                    {"path": None, "line": edge.line, "column": edge.column + 1, "symbol": None, "uri": None,
+                     "resolution": resolved.resolution.value, "reason": resolved.reason, "callee": edge.text,
+                     "preview": preview}
+                )  # fmt: skip
+            for t in resolved.targets:
+                definition = next((s for s in graph.symbols(t.path) if s.qualname == t.qualname), None)
+                hits.append(
+                    {"path": t.path, "line": definition.def_line if definition else 0, "call_line": edge.line,
+                     "column": edge.column + 1, "symbol": t.qualname, "uri": graph.uri(t.path, t.qualname),
+                     "resolution": resolved.resolution.value, "callee": edge.text, "preview": preview}
+                )  # fmt: skip
+        data = _target_data(path, symbol, uri)
+        data["unresolved"] = sum(1 for h in hits if h["resolution"] == Resolution.UNRESOLVED.value)
+        self._fit(data, hits, request.limit)
+        actions = [act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["uri"])]
+        return Response.success(
+            CALLEES_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions[:3]
+        )
+
+
+class ImpactUseCase(_GraphUseCase):
+    """``ast impact``: what reaches a definition, transitively, grouped by file, tests marked."""
+
+    def execute(self, request: ImpactRequest) -> Response:
+        depth = request.depth
+        if not _bounded_int(depth, 1, 10**6):
+            return _bad(IMPACT_KIND, f"depth must be a positive integer, got {depth!r}")
+        target = self._target(request.uri, IMPACT_KIND, "impact")
+        if isinstance(target, Response):
+            return target
+        path, symbol, uri = target
+        capped = depth > MAX_DEPTH
+        depth = min(depth, MAX_DEPTH)
+        graph = self._graph()
+        seen: dict[tuple[str, str], int] = {(path, symbol.qualname): 0}
+        frontier: list[tuple[str, Symbol]] = [(path, symbol)]
+        reached: list[tuple[str, str, int]] = []
+        for level in range(1, depth + 1):
+            nxt: list[tuple[str, Symbol]] = []
+            for p, s in frontier:
+                for call_path, edge, resolved in graph.callers(p, s):
+                    if resolved.resolution not in SURE:
+                        continue
+                    key = (call_path, edge.caller)
+                    if key in seen:
+                        continue  # recursion, mutual calls, a second path to the same definition
+                    seen[key] = level
+                    reached.append((call_path, edge.caller, level))
+                    if edge.caller:
+                        caller = next(
+                            (c for c in graph.symbols(call_path) if c.qualname == edge.caller), None
+                        )
+                        if caller is not None:
+                            nxt.append((call_path, caller))
+            frontier = nxt
+            if not frontier:
+                break
+        files: dict[str, dict[str, Any]] = {}
+        for p, q, level in reached:
+            entry = files.setdefault(p, {"path": p, "count": 0, "test": is_test_file(p), "symbols": []})
+            entry["count"] += 1
+            entry["symbols"].append({"symbol": q, "uri": graph.uri(p, q), "depth": level})
+        groups = sorted(
+            files.values(), key=lambda f: (f["test"], min(s["depth"] for s in f["symbols"]), f["path"])
+        )
+        data = _target_data(path, symbol, uri)
+        data.update(
+            depth=depth,
+            max_depth=MAX_DEPTH,
+            depth_capped=capped,
+            total=len(reached),
+            files_total=len(groups),
+            tests=[
+                s["uri"] or f"{f['path']}:{s['symbol']}" for f in groups if f["test"] for s in f["symbols"]
+            ],
+        )
+        data["files"] = []
+        room = self._policy.max_bytes_total - _json_size(data)
+        kept = []
+        used = 0
+        for group in groups:
+            cost = _json_size(group) + 1
+            if used + cost > room:
+                break
+            used += cost
+            kept.append(group)
+        data["files"] = kept
+        data["files_omitted"] = len(groups) - len(kept)
+        return Response.success(IMPACT_KIND, data, refs=[Ref(kind="definition", uri=uri)])
+
+
+class DefinitionUseCase(_GraphUseCase):
+    """``ast def PATH:LINE[:COL]``: what the name at a position is, from the index."""
+
+    def execute(self, request: DefinitionRequest) -> Response:
+        path, line, column = request.path, request.line, request.column
+        if not isinstance(path, str) or not path:
+            return _bad(DEFINITION_KIND, "path must be a file of the segment")
+        if not _bounded_int(line, 1, 10**9) or (column is not None and not _bounded_int(column, 1, 10**9)):
+            return _bad(
+                DEFINITION_KIND, f"line and column are 1-based positive integers, got {line!r}:{column!r}"
+            )
+        path = path.replace("\\", "/").removeprefix("./")
+        cache: dict[str, list[str] | None] = {}
+        try:
+            text = self._source.read_admitted(path)
+        except OutsideSegment as exc:
+            return Response.failure(DEFINITION_KIND, ErrorCode.PATH_OUTSIDE_SEGMENT, f"{path}: {exc}")
+        except FileRefused as exc:
+            return Response.failure(
+                DEFINITION_KIND, exc.code, f"{path} cannot be read: {exc}", error_data=exc.data
+            )
+        except OSError:
+            return Response.failure(
+                DEFINITION_KIND, ErrorCode.FILE_NOT_FOUND, f"no file {path} in the segment"
+            )
+        del text
+        lines = self._lines(path, cache) or []
+        if line > len(lines):
+            return _bad(DEFINITION_KIND, f"{path} has {len(lines)} lines, not {line}")
+        graph = self._graph()
+        edges = [e for p, e in self._reader.edges(paths=[path]) if e.line == line]
+        word = _word_at(lines[line - 1], column)
+        if word is None:
+            where = f"{path}:{line}" + (f":{column}" if column is not None else "")
+            return _bad(DEFINITION_KIND, f"{where} is not on a name: give the column of an identifier")
+        start, name = word
+        edge = next(
+            (
+                e
+                for e in edges
+                if e.kind is EdgeKind.CALL and e.column <= start < e.column + max(len(e.name), 1)
+            ),
+            None,
+        )
+        if edge is None and column is None:
+            edge = next((e for e in edges if e.kind is EdgeKind.CALL), None)
+            if edge is not None:
+                start, name = edge.column, edge.name
+        symbols = graph.symbols(path)
+        own = next((s for s in symbols if s.def_line == line and s.name == name), None)
+        data: dict[str, Any] = {"path": path, "line": line, "column": start + 1, "name": name}
+        if edge is None and own is not None:
+            resolved = Resolved(
+                resolution=Resolution.EXACT,
+                targets=(
+                    Candidate(path=path, qualname=own.qualname, kind=own.kind, module=graph.module(path)),
+                ),
+            )
+            data["expression"] = name
+        else:
+            if edge is None:
+                inner = [s for s in symbols if s.start_line <= line <= s.end_line]
+                caller = max(inner, key=lambda s: (s.depth, s.start_line)).qualname if inner else ""
+                left = _DOTTED_LEFT.search(lines[line - 1][:start])
+                prefix = re.sub(r"\s+", "", left.group(0)) if left else ""
+                edge = Edge(
+                    kind=EdgeKind.CALL, caller=caller, line=line, column=start, name=name, text=prefix + name
+                )
+            data["expression"] = edge.text
+            resolved = graph.resolve(path, edge)
+        data["resolution"] = resolved.resolution.value
+        if resolved.reason:
+            data["reason"] = resolved.reason
+        definitions = []
+        for t in resolved.targets:
+            s = next((x for x in graph.symbols(t.path) if x.qualname == t.qualname), None)
+            if s is None:
+                continue
+            definitions.append(
+                {"path": t.path, "line": s.def_line, "start_line": s.start_line, "end_line": s.end_line,
+                 "symbol": s.qualname, "kind": s.kind.value, "signature": s.signature, "uri": graph.uri(t.path, s.qualname)}
+            )  # fmt: skip
+        self._fit(data, definitions, MAX_LIMIT)
+        data["definitions"] = data.pop("hits")
+        actions = [act.snippet(d["uri"]) for d in data["definitions"][:3] if d["uri"]]
+        return Response.success(DEFINITION_KIND, data, next_actions=actions)
+
+
+def _word_at(text: str, column: int | None) -> tuple[int, str] | None:
+    """(0-based start, name) of the identifier at a 1-based column, or the line's first one."""
+    for match in _WORD.finditer(text):
+        if column is None or match.start() <= column - 1 < match.end():
+            return match.start(), match.group(0)
+    return None

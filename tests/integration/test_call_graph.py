@@ -1,0 +1,190 @@
+"""Callers, callees, impact and definition from the index's edges, over tests/fixtures/callgraph (Python, Go,
+TypeScript) indexed into a real SQLite file, through the facade, the CLI and the official MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+import trifecta
+from trifecta.domain.contract import Response
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "callgraph"
+_SCRIPT = Path(sys.executable).parent / "trifecta"
+CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "trifecta"]
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("callgraph") / "repo"
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns(".trifecta"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def engine(repo: Path) -> Iterator[trifecta.Engine]:
+    with trifecta.open(repo) as e:
+        e.index()
+        yield e
+
+
+def hits(response: Response) -> list[tuple[Any, ...]]:
+    data = response.to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [(h["path"], h["line"], h["symbol"], h["resolution"], h["callee"]) for h in data["data"]["hits"]]
+
+
+def test_python_callers_through_imports_aliases_self_bases_and_receiver_types(
+    engine: trifecta.Engine,
+) -> None:
+    assert hits(engine.callers("sym://python/type/py/app/store/normalize")) == [
+        ("py/app/store.py", 15, "Store.load", "exact", "normalize"),
+        ("py/app/service.py", 13, "Service.fetch", "import", "norm"),  # from .store import normalize as norm
+    ]
+    assert hits(engine.callers("sym://python/type/py/app/store/Base#save")) == [
+        ("py/app/store.py", 14, "Store.load", "exact", "self.save"),  # inherited: Store(Base)
+        ("py/app/service.py", 17, "Service.refresh", "exact", "local.save"),  # local = Store()
+    ]
+    [hit] = engine.callers("sym://python/type/py/app/store/Store#load").to_dict()["data"]["hits"]
+    assert (
+        hit["callee"] == "self.backend.load" and hit["resolution"] == "exact"
+    )  # backend: Store, kept on self
+    assert hit["uri"] == "sym://python/type/py/app/service/Service#fetch"
+    assert hit["preview"] == "self.backend.load(key)" and hit["column"] == 22
+
+
+def test_go_and_typescript_callers_through_package_and_module_imports(engine: trifecta.Engine) -> None:
+    assert hits(engine.callers("sym://go/type/go/util/Do")) == [
+        ("go/util/util.go", 10, "Counter.Add", "exact", "Do"),
+        ("go/main.go", 10, "main", "import", "u.Do"),  # u "example.com/shop/util"
+    ]
+    assert hits(engine.callers("sym://typescript/type/ts/src/util/helper")) == [
+        ("ts/src/util.ts", 11, "Greeter.format", "exact", "helper"),
+        ("ts/src/main.ts", 6, "main", "import", "h"),  # import { helper as h }
+        ("ts/src/main.ts", 6, "main", "import", "util.helper"),  # import * as util
+    ]
+    assert hits(engine.callers("sym://typescript/type/ts/src/util/Greeter#format")) == [
+        ("ts/src/util.ts", 7, "Greeter.greet", "exact", "this.format")
+    ]
+
+
+def test_callees_list_resolved_and_unresolved_calls(engine: trifecta.Engine) -> None:
+    data = engine.callees("sym://python/type/py/app/service/Service#refresh").to_dict()["data"]
+    assert [(h["symbol"], h["resolution"]) for h in data["hits"]] == [
+        ("Store", "import"),  # from .store import Store
+        ("Base.save", "exact"),
+        ("ping", "import"),
+    ]
+    [unknown] = engine.callees("sym://python/type/py/app/service/unknown").to_dict()["data"]["hits"]
+    assert unknown["resolution"] == "unresolved" and unknown["callee"] == "thing.frobnicate"
+
+
+def test_impact_walks_callers_to_the_tests_and_cycles_end(engine: trifecta.Engine) -> None:
+    data = engine.impact("sym://python/type/py/app/store/Store#load").to_dict()["data"]
+    assert [(f["path"], f["count"], f["test"]) for f in data["files"]] == [
+        ("py/app/service.py", 2, False),
+        ("py/tests/test_service.py", 1, True),
+    ]
+    assert data["tests"] == ["sym://python/type/py/tests/test_service/test_run"]
+    cyclic = engine.impact("sym://python/type/py/app/store/ping", depth=50).to_dict()["data"]
+    assert cyclic["depth"] == cyclic["max_depth"] == 5 and cyclic["depth_capped"] is True
+    assert sorted(s["symbol"] for f in cyclic["files"] for s in f["symbols"]) == ["Service.refresh", "pong"]
+
+
+def test_definition_from_a_use_site(engine: trifecta.Engine) -> None:
+    data = engine.definition("py/app/service.py", 13, 16).to_dict()["data"]
+    assert data["expression"] == "norm" and data["resolution"] == "import"
+    assert [(d["path"], d["symbol"], d["line"]) for d in data["definitions"]] == [
+        ("py/app/store.py", "normalize", 18)
+    ]
+    go = engine.definition("go/main.go", 10).to_dict()["data"]  # no column: the line's first call
+    assert go["name"] == "Println" and go["resolution"] == "unresolved" and go["reason"] == "external"
+    own = engine.definition("ts/src/util.ts", 1, 17).to_dict()["data"]
+    assert own["resolution"] == "exact" and own["definitions"][0]["symbol"] == "helper"
+
+
+def test_bad_input_gets_invalid_argument_or_the_selectors_own_error(engine: trifecta.Engine) -> None:
+    def code(response: Response) -> str:
+        return response.to_dict()["errors"][0]["code"]
+
+    assert code(engine.definition("py/app/service.py", 2, 1)) == "INVALID_ARGUMENT"  # an empty line
+    assert code(engine.definition("py/app/service.py", 999)) == "INVALID_ARGUMENT"
+    assert code(engine.definition("no/such.py", 1)) == "FILE_NOT_FOUND"
+    assert code(engine.callers("sym://python/type/py/app/store/nope")) == "SYMBOL_NOT_FOUND"
+    assert code(engine.callers("sym://python/mod/py/app/store")) == "INVALID_ARGUMENT"
+    assert code(engine.callers("not a uri")) == "INVALID_SELECTOR_SYNTAX"
+    assert code(engine.callers("sym://python/type/py/app/store/ping", limit=0)) == "INVALID_ARGUMENT"
+    assert code(engine.impact("sym://python/type/py/app/store/ping", depth=0)) == "INVALID_ARGUMENT"
+
+
+def test_a_changed_file_replaces_its_edges(repo: Path, engine: trifecta.Engine) -> None:
+    target = repo / "py" / "app" / "extra.py"
+    target.write_text("from .store import ping\n\n\ndef again():\n    return ping(1)\n")
+    try:
+        engine.index()
+        assert ("py/app/extra.py", 5, "again", "import", "ping") in hits(
+            engine.callers("sym://python/type/py/app/store/ping")
+        )
+    finally:
+        target.unlink()
+        engine.index()
+    assert all(h[0] != "py/app/extra.py" for h in hits(engine.callers("sym://python/type/py/app/store/ping")))
+
+
+def run_cli(*args: str) -> tuple[int, dict[str, Any]]:
+    proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env={**os.environ})
+    data = json.loads(proc.stdout)
+    Response.from_dict(data)
+    return proc.returncode, data
+
+
+def test_the_cli_answers_def_callers_callees_and_impact(repo: Path, engine: trifecta.Engine) -> None:
+    seg = ["--segment", str(repo), "--json"]
+    code, data = run_cli("ast", "callers", "sym://go/type/go/util/Do", *seg)
+    assert code == 0 and [h["symbol"] for h in data["data"]["hits"]] == ["Counter.Add", "main"]
+    code, data = run_cli("ast", "def", "py/app/service.py:12:22", *seg)
+    assert code == 0 and data["data"]["definitions"][0]["symbol"] == "Store.load"
+    code, data = run_cli("ast", "callees", "sym://typescript/type/ts/src/util/Greeter#greet", *seg)
+    assert code == 0 and [h["symbol"] for h in data["data"]["hits"]] == ["Greeter.format"]
+    code, data = run_cli("ast", "impact", "sym://python/type/py/app/store/Store#load", "--depth", "2", *seg)
+    assert code == 0 and data["data"]["depth"] == 2 and data["data"]["tests"] == []
+    code, data = run_cli("ast", "def", "py/app/service.py:2:1", *seg)
+    assert code == 2 and data["errors"][0]["code"] == "INVALID_ARGUMENT"
+
+
+def test_the_mcp_tools_answer_in_the_envelope(repo: Path, engine: trifecta.Engine) -> None:
+    params = StdioServerParameters(
+        command=CLI[0],
+        args=[*CLI[1:], "mcp", "--segment", str(repo)],
+        env={**os.environ, "TRIFECTA_WORKERS": "1"},
+    )
+
+    async def session() -> list[dict[str, Any]]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            calls = [
+                ("callers", {"uri": "sym://python/type/py/app/store/normalize"}),
+                ("callees", {"uri": "sym://python/type/py/app/service/unknown"}),
+                ("impact", {"uri": "sym://python/type/py/app/store/ping", "depth": 9}),
+                ("definition", {"path": "ts/src/main.ts", "line": 6, "column": 40}),
+                ("definition", {"path": "ts/src/main.ts", "line": 2, "column": 7}),
+            ]
+            return [(await s.call_tool(name, args)).structured_content for name, args in calls]
+
+    callers, callees, impact, definition, keyword = anyio.run(session)  # util.helper(2), then a space
+    assert [h["symbol"] for h in callers["data"]["hits"]] == ["Store.load", "Service.fetch"]
+    assert callees["data"]["unresolved"] == 1
+    assert impact["data"]["depth_capped"] is True
+    assert definition["data"]["definitions"][0]["symbol"] == "helper"
+    assert keyword["errors"][0]["code"] == "INVALID_ARGUMENT"  # `import * as util`: column 7 is a space
