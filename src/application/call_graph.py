@@ -38,9 +38,11 @@ from ..domain.calls import (
     Edge,
     EdgeKind,
     FileContext,
+    GraphQuestion,
     Resolution,
     Resolved,
     bound_imports,
+    calls_target,
     resolve_call,
 )
 from ..domain.code import Symbol
@@ -529,3 +531,37 @@ def _word_at(text: str, column: int | None) -> tuple[int, str] | None:
         if column is None or match.start() <= column - 1 < match.end():
             return match.start(), match.group(0)
     return None
+
+
+def answer_graph_question(
+    reader: IndexReader, rules: Mapping[str, PathRules], question: GraphQuestion, limit: int = 50
+) -> list[tuple[str, str, int, str]]:
+    """The hook for search (`domain.calls.graph_question` recognises the question): (path, calling symbol,
+    line, resolution) of the call sites that reach the target, sure resolutions first; only tests' call
+    sites for a tests question. A target in the segment (`Store.load`, `normalize`) is resolved by its
+    definitions; one outside it (`subprocess.run`) by what the calling files import."""
+    graph = CallGraph(reader, rules)
+    parts = question.target.split(".")
+    found: list[tuple[str, str, int, str]] = []
+    definitions = [
+        (p, s)
+        for p, s in reader.find_symbols(name=parts[-1])
+        if s.qualname.split(".")[-len(parts) :] == parts
+    ]
+    if definitions and (len(parts) == 1 or any(s.qualname == question.target for _, s in definitions)):
+        for path, symbol in definitions:
+            for call_path, edge, resolved in graph.callers(path, symbol):
+                found.append((call_path, edge.caller, edge.line, resolved.resolution.value))
+    else:
+        aliases = {e.alias for _, e in reader.edges(names=[parts[-1]], kinds=[EdgeKind.IMPORT]) if e.alias}
+        calls = reader.edges(names=sorted({parts[-1], *aliases}), kinds=[EdgeKind.CALL])
+        graph.load_contexts(p for p, _ in calls)
+        found = [
+            (p, e.caller, e.line, Resolution.IMPORT.value)
+            for p, e in calls
+            if calls_target(e, graph.context(p), question.target)
+        ]
+    if question.tests_only:
+        found = [f for f in found if is_test_file(f[0])]
+    found.sort(key=lambda f: (f[3] not in SURE, f[0], f[2]))
+    return found[:limit]

@@ -285,3 +285,44 @@ def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
 def names_reaching(name: str, imports: Sequence[Edge]) -> set[str]:
     """The names a call to ``name`` may be written with: itself and the aliases imports bind it to."""
     return {name, *(e.alias for e in imports if e.kind is EdgeKind.IMPORT and e.name == name and e.alias)}
+
+
+@attrs.frozen(kw_only=True)
+class GraphQuestion:
+    """A search question the call graph answers: who calls ``target`` (a name or a dotted name, in the
+    segment or not), or which tests reach it."""
+
+    target: str
+    tests_only: bool = False
+
+
+_QUESTION = re.compile(
+    r"^\s*(?:(?P<tests>tests?\s+(?:that|which)\s+(?:cover|covers|reach|reaches|call|calls|exercise|test)s?)"
+    r"|who\s+calls|callers\s+of|(?:functions|methods|code|what)\s+(?:that|which)?\s*calls?|where\s+is)"
+    r"\s+`?(?P<target>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)`?(?:\s*\(\s*\))?\s*(?:(?:is\s+)?called)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def graph_question(query: str) -> GraphQuestion | None:
+    """``who calls X``, ``callers of X``, ``functions that call subprocess.run``, ``tests that cover X``,
+    ``where is X called`` -> the question; None for anything else (the search pipeline goes on as before)."""
+    match = _QUESTION.match(query)
+    if match is None or (query.lower().lstrip().startswith("where is") and "called" not in query.lower()):
+        return None
+    return GraphQuestion(target=match.group("target"), tests_only=bool(match.group("tests")))
+
+
+def calls_target(edge: Edge, ctx: FileContext, dotted: str) -> bool:
+    """Whether a call names ``dotted`` (``subprocess.run``) through the file's imports, for a target that may
+    be outside the segment: ``import subprocess; subprocess.run()``, ``from subprocess import run as r; r()``."""
+    parts = callee_parts(edge.text)
+    wanted = dotted.split(".")
+    if not parts:
+        return False
+    imp = ctx.imports.get(parts[0])
+    if imp is None:
+        return parts == wanted
+    spec, _ = module_spec(imp.text, ctx)
+    full = [*spec, *([imp.name] if imp.name else []), *parts[1:]]
+    return full[-len(wanted) :] == wanted

@@ -9,9 +9,12 @@ from trifecta.domain.calls import (
     Edge,
     EdgeKind,
     FileContext,
+    GraphQuestion,
     Resolution,
     bound_imports,
     callee_parts,
+    calls_target,
+    graph_question,
     module_spec,
     names_reaching,
     resolve_call,
@@ -121,3 +124,25 @@ def test_a_go_package_import_matches_the_folder_by_its_last_parts() -> None:
 def test_aliases_are_names_a_call_may_be_written_with() -> None:
     assert names_reaching("normalize", list(SVC.imports.values())) == {"normalize", "norm"}
     assert callee_parts("this.a?.b") == ["this", "a", "b"] and callee_parts("new Foo") == ["Foo"]
+
+
+def test_graph_questions_are_recognised_and_other_queries_left_alone() -> None:
+    assert graph_question("who calls normalize?") == GraphQuestion(target="normalize")
+    assert graph_question("functions that call subprocess.run") == GraphQuestion(target="subprocess.run")
+    assert graph_question("tests that cover Store.load") == GraphQuestion(
+        target="Store.load", tests_only=True
+    )
+    assert graph_question("where is ping called") == GraphQuestion(target="ping")
+    assert graph_question("where is ping") is None and graph_question("fix the login bug") is None
+
+
+def test_a_call_names_an_outside_target_through_the_files_imports() -> None:
+    ctx = FileContext(
+        path="a.py",
+        module=("a",),
+        package=(),
+        imports=bound_imports([imp("", "subprocess", "subprocess"), imp("run", "subprocess", "r")]),
+    )
+    assert calls_target(call("subprocess.run", caller="f"), ctx, "subprocess.run")
+    assert calls_target(call("r", caller="f"), ctx, "subprocess.run")
+    assert not calls_target(call("loop.run", caller="f"), ctx, "subprocess.run")
