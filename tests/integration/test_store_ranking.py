@@ -9,7 +9,7 @@ import pytest
 from trifecta.application.ports import FileUpdate
 from trifecta.domain.code import FileState
 from trifecta.infrastructure.code_parser import parse_item
-from trifecta.infrastructure.sqlite_store import SqliteIndex
+from trifecta.infrastructure.sqlite_store import COORDINATION, SqliteIndex
 
 FILES = {
     "both.py": "def alpha_gamma():\n    return beta()\n",  # names one word, holds another
@@ -110,13 +110,32 @@ def wordy(tmp_path: Path):
 
 
 def fts5_any(index: SqliteIndex, clauses: list[str], limit: int) -> list[tuple[str, float]]:
-    """What the any-word tiers were before they read postings: FTS5 ranking the pairs expression, then
-    every word (the reference the postings must reproduce, scores included)."""
-    pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(clauses[:8]) for b in clauses[i + 1 : 8])
-    found = index._ranked(pairs, limit)
-    seen = {sc.chunk.id for sc in found}
-    found += [sc for sc in index._ranked(" OR ".join(clauses), limit) if sc.chunk.id not in seen]
-    return [(sc.chunk.id, round(sc.score, 6)) for sc in found[:limit]]
+    """The any-word tiers computed from FTS5's own bm25 of each clause alone: chunks holding m >= 2 of the
+    first 8 clauses score (m - 1) ** COORDINATION times the sum of those clauses' scores, then chunks
+    holding one score the sum over every clause (the reference the postings must reproduce)."""
+    alone = [{sc.chunk.id: sc.score for sc in index._ranked(clause, 100_000)} for clause in clauses]
+    chunk_ids = set().union(*alone)
+    paired = {c: [a[c] for a in alone[:8] if c in a] for c in chunk_ids}
+    first = {c: (len(p) - 1) ** COORDINATION * sum(p) for c, p in paired.items() if len(p) >= 2}
+    rest = {c: sum(a.get(c, 0.0) for a in alone) for c in chunk_ids if c not in first}
+    rowid = {
+        c: index._conn.execute("SELECT rowid FROM chunks WHERE id = ?", (c,)).fetchone()[0] for c in chunk_ids
+    }
+    ranked = sorted(first.items(), key=lambda kv: (-kv[1], rowid[kv[0]]))
+    ranked += sorted(rest.items(), key=lambda kv: (-kv[1], rowid[kv[0]]))
+    return [(c, round(s, 6)) for c, s in ranked[:limit]]
+
+
+def test_fts5_scores_a_pairs_expression_as_m_minus_one_times_the_words_alone(wordy: SqliteIndex) -> None:
+    """The identity the postings rest on: FTS5 counts a phrase only where its branch matched."""
+    clauses = ['"alpha"', '"beta"', '"gamma"', '"delta"']
+    alone = [{sc.chunk.id: sc.score for sc in wordy._ranked(c, 100_000)} for c in clauses]
+    pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(clauses) for b in clauses[i + 1 :])
+    found = wordy._ranked(pairs, 100_000)
+    assert found
+    for sc in found:
+        held = [a[sc.chunk.id] for a in alone if sc.chunk.id in a]
+        assert sc.score == pytest.approx((len(held) - 1) * sum(held))
 
 
 @pytest.mark.parametrize("n_words", [3, 5, 9, 11])
