@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from ..domain import actions, query_classifier, query_linter
+from ..domain.calls import GraphQuestion, graph_question
 from ..domain.code import Chunk, ChunkKind, Hit, Symbol
 from ..domain.contract import ErrorCode, Response
 from ..domain.lexicon import Lexicon
@@ -133,8 +134,10 @@ class SearchSegment:
         rewriter: RewriteFlow | None = None,
         selectors: SymbolResolver | None = None,
         code_patterns: AstPatternEngine | None = None,
+        call_sites: Callable[[GraphQuestion, int], list[tuple[str, str, int, str]]] | None = None,
     ) -> None:
         self._selectors = selectors
+        self._call_sites = call_sites
         self._linter_cache: tuple[str, query_linter.LinterConfig] | None = None
         self._places_cache: tuple[str, frozenset[str]] | None = None
         self._code_patterns = code_patterns
@@ -287,6 +290,10 @@ class SearchSegment:
             hits = _set_first(hits, members)
         elif regex is None and code_pattern is None:
             hits = _set_first(hits, self._named_definitions(query, focus, plan))
+        if request.mode in ("auto", "structural") and regex is None and code_pattern is None:
+            callers = self._callers(query, pool, plan)  # at their call's line, whatever else found them
+            called = {_key(c) for c in callers}
+            hits = callers + [h for h in hits if _key(h) not in called]
         if route in ("semantic", "hybrid") and not structural_query.has_filter:
             hits = _members_before_their_type(hits, named_identifiers(query))
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
@@ -314,6 +321,30 @@ class SearchSegment:
         }
         next_actions = actions.after_search(hit_rows, query, route=str(plan.get("route", "")))
         return Response.success("search", data, next_actions=next_actions)
+
+    def _callers(self, query: str, limit: int, plan: dict[str, Any]) -> list[Hit]:
+        """ "who calls X", "functions that call subprocess.run", "tests that cover X": the call sites the
+        index recorded, one hit per calling definition at the line of its first call, sure resolutions
+        (`exact`, `import`) before calls matched by name only (`plan.graph` says how many of each)."""
+        question = graph_question(query) if self._call_sites is not None else None
+        if question is None or self._call_sites is None:
+            return []
+        sites = self._call_sites(question, limit)
+        resolutions: dict[str, int] = {}
+        hits: dict[str, Hit] = {}
+        for path, _caller, line, resolution in sites:
+            resolutions[resolution] = resolutions.get(resolution, 0) + 1
+            chunk = self._reader.containing_chunk(path, line)
+            if chunk is not None and chunk.id not in hits:
+                score = 1.0 if resolution in ("exact", "import") else 0.5
+                hits[chunk.id] = Hit(chunk=chunk, score=score, match_type="call", line=line)
+        plan["graph"] = {
+            "target": question.target,
+            "tests_only": question.tests_only,
+            "call_sites": len(sites),
+            "resolutions": resolutions,
+        }
+        return sorted(hits.values(), key=lambda h: -h.score)  # stable: the graph's own order within a kind
 
     # ------------------------------------------------------------------ linter anchors
     def _segment_linter_config(self) -> query_linter.LinterConfig:

@@ -8,7 +8,13 @@ from typing import Any
 
 import attrs
 
-from ..application.call_graph import CalleesUseCase, CallersUseCase, DefinitionUseCase, ImpactUseCase
+from ..application.call_graph import (
+    CalleesUseCase,
+    CallersUseCase,
+    DefinitionUseCase,
+    ImpactUseCase,
+    answer_graph_question,
+)
 from ..application.embedding import Embedder, EmbedSegment, SemanticEngine
 from ..application.engines import AstPatternEngine
 from ..application.get_source import GetSource
@@ -259,4 +265,7 @@ def search_use_case(app: App, refresh: Any) -> SearchSegment:
         rewriter=app.rewrite,
         selectors=app.resolver,
         code_patterns=AstPatternEngine(app.store, app.source, AstGrepMatcher()),
+        call_sites=lambda question, limit: answer_graph_question(
+            app.store, selector_rules(), question, limit
+        ),
     )

@@ -1,0 +1,72 @@
+"""Search answers "who calls X" from the call graph recorded at index time (issue 17, item 4): the calling
+definitions first, each at the line of its call, with the plan saying how the calls were resolved."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import trifecta
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "callgraph"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory):
+    dest = tmp_path_factory.mktemp("graph") / "repo"
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns(".trifecta"))
+    opened = trifecta.open(str(dest))
+    opened.index()
+    yield opened
+    opened.close()
+
+
+def search(engine, query: str) -> dict:
+    response = engine.search(query, limit=5).to_dict()
+    assert response["status"] == "ok", response
+    return response["data"]
+
+
+def test_who_calls_a_method_lists_its_callers_first_at_the_call_line(engine) -> None:
+    data = search(engine, "who calls Store.load")
+    first = data["hits"][0]
+    assert (first["path"], first["symbol"], first["match_type"]) == (
+        "py/app/service.py",
+        "Service.fetch",
+        "call",
+    )
+    source = (Path(engine.segment) / first["path"]).read_text().splitlines()
+    assert "self.backend.load(key)" in source[first["line"] - 1]
+    assert data["plan"]["graph"] == {
+        "target": "Store.load",
+        "tests_only": False,
+        "call_sites": 1,
+        "resolutions": {"exact": 1},
+    }
+
+
+def test_tests_that_cover_a_function_are_the_tests_calling_it(engine) -> None:
+    data = search(engine, "tests that cover run")
+    assert data["hits"][0]["path"] == "py/tests/test_service.py"
+    assert data["plan"]["graph"]["tests_only"] is True
+
+
+def test_functions_that_call_a_name_follow_aliases(engine) -> None:
+    data = search(engine, "functions that call normalize")
+    callers = [h["symbol"] for h in data["hits"] if h["match_type"] == "call"]
+    assert sorted(callers) == ["Service.fetch", "Store.load"]  # Service.fetch calls it as `norm(key)`
+
+
+def test_go_callers_come_from_the_same_graph(engine) -> None:
+    data = search(engine, "who calls local")
+    assert data["hits"][0]["path"] == "go/main.go"
+    assert data["hits"][0]["symbol"] == "main"
+    assert data["hits"][0]["match_type"] == "call"
+
+
+def test_other_questions_do_not_ask_the_graph(engine) -> None:
+    data = search(engine, "how does the service fetch a key")
+    assert "graph" not in data["plan"]
+    assert all(h["match_type"] != "call" for h in data["hits"])
