@@ -291,8 +291,8 @@ def _nodes(tree: ast.AST) -> list[Any]:
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                extend(value)
-            elif value is not None:
+                extend(v for v in value if isinstance(v, ast.AST))  # Global.names holds strings
+            elif isinstance(value, ast.AST):  # MatchSingleton.value is True, False or None
                 push(value)
     return out
 

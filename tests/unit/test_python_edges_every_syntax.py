@@ -1,0 +1,48 @@
+"""The Python parser's edge walk reads every node kind the grammar has, whatever its fields hold: a
+`case True:` pattern holds a bool, `global` holds strings, and the index must never crash on them."""
+
+from __future__ import annotations
+
+from trifecta.infrastructure.python_parser import parse_python
+
+EVERY_KIND = """
+import os.path as p
+from . import sibling
+from ..pkg import thing as other
+
+counter = 0
+
+
+def match_everything(value):
+    global counter
+    match value:
+        case True:
+            counter += 1
+        case False | None:
+            return p.join("a", "b")
+        case [1, *rest]:
+            return len(rest)
+        case {"k": v, **others}:
+            return other(v, others)
+        case Point(x=0, y=yy) as point:
+            return point.move(yy)
+        case str() | bytes():
+            return f"{value!r:>{10}}"
+    lambda *a, **k: (yield from a)
+    return [x async for x in value] if False else {k: v for k, v in {}.items()}
+
+
+class Point:
+    x: int = 0
+
+    def move(self, dy):
+        nonlocal_free = sibling.go(dy)
+        return type(self)(nonlocal_free)
+"""
+
+
+def test_a_file_with_every_kind_of_node_parses_with_its_call_edges() -> None:
+    parsed = parse_python("every.py", EVERY_KIND)
+    assert not parsed.error
+    called = {edge.name for edge in parsed.edges if edge.kind.value == "call"}
+    assert {"join", "len", "other", "move", "go"} <= called
