@@ -80,8 +80,18 @@ def text_chunks(path: str, language: str, text: str) -> tuple[Chunk, ...]:
 
 
 def parse_source(path: str, text: str) -> ParsedFile:
+    """A file's symbols and chunks. A parser that fails on a file (a defect of ours, never of the file)
+    costs that file its symbols, not the index run: the file stays searchable as text, its error counted."""
     language = language_of(path) or "text"
     text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first line's text
+    try:
+        return _parse_source(path, text, language)
+    except Exception as exc:  # one file must not stop the run (deep nesting past the parser's own guard too)
+        error = f"parser failed: {type(exc).__name__}: {exc}"[:300]
+        return ParsedFile(language=language, chunks=text_chunks(path, language, text), error=error)
+
+
+def _parse_source(path: str, text: str, language: str) -> ParsedFile:
     if language == "python":
         parsed = parse_python(path, text)
         if parsed.error:  # keep the file searchable as text; symbols are skipped and counted

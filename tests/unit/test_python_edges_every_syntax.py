@@ -46,3 +46,15 @@ def test_a_file_with_every_kind_of_node_parses_with_its_call_edges() -> None:
     assert not parsed.error
     called = {edge.name for edge in parsed.edges if edge.kind.value == "call"}
     assert {"join", "len", "other", "move", "go"} <= called
+
+
+def test_a_parser_that_fails_on_a_file_leaves_it_searchable_as_text(monkeypatch) -> None:
+    import trifecta.infrastructure.code_parser as code_parser
+
+    def broken(path: str, text: str):
+        raise AttributeError("a defect of ours")
+
+    monkeypatch.setattr(code_parser, "parse_python", broken)
+    parsed = code_parser.parse_source("mod.py", "def f():\n    return 1\n")
+    assert parsed.error.startswith("parser failed: AttributeError")
+    assert parsed.chunks and "return 1" in parsed.chunks[0].body
