@@ -16,7 +16,6 @@ import attrs
 
 from ..application.ports import CodeParser
 from ..domain.code import Chunk, ChunkKind, ParsedFile
-from ..domain.terms import expand_identifiers, identifier_parts
 from .python_parser import chunk_id, parse_python
 from .treesitter_parser import language_specs, parse_tree_sitter, spec_for
 
@@ -109,47 +108,9 @@ def _parse_source(path: str, text: str, language: str) -> ParsedFile:
 
 
 def parse_item(item: tuple[str, str]) -> tuple[str, ParsedFile]:
+    """A file parsed with its chunks' search fields filled (identifier splitting, in the parser's worker)."""
     parsed = parse_source(*item)
-    return item[0], attrs.evolve(parsed, chunks=tuple(map(_with_search_fields, parsed.chunks)))
-
-
-def _with_search_fields(chunk: Chunk) -> Chunk:
-    """`chunk.with_search_fields()`, the same values, with the text fields expanded through `_expand`."""
-    return attrs.evolve(
-        chunk,
-        search_fields=(
-            _expand(chunk.name),
-            _expand(chunk.symbol),
-            _expand(chunk.signature),
-            _expand(chunk.doc),
-            identifier_parts(chunk.body),
-        ),
-    )
-
-
-class _ExpandedPieces(dict[str, str]):
-    """`expand_identifiers` of a piece of text without spaces, memoized (bounded)."""
-
-    def __missing__(self, piece: str) -> str:
-        expanded = expand_identifiers(piece)
-        if len(piece) <= EXPAND_MEMO_PIECE_CHARS:
-            if len(self) >= EXPAND_MEMO_PIECES:
-                self.clear()
-            self[piece] = expanded
-        return expanded
-
-
-EXPAND_MEMO_PIECES = 50_000  # ~4 MB: go-x-tools's docs and signatures hold 53k distinct pieces
-EXPAND_MEMO_PIECE_CHARS = 80
-_EXPANDED = _ExpandedPieces()
-
-
-def _expand(text: str) -> str:
-    """`expand_identifiers(text)`, a space-separated piece at a time through a memo. The same result: an
-    identifier never spans a space, and a piece after a space starts at a word boundary as the text does.
-    Doc comments and signatures repeat their pieces, so most are looked up instead of scanned by the
-    identifier regex (Python's re runs at ~70 ns a character): rxjs's 0.75 MB of docs 61 -> 23 ms."""
-    return " ".join(map(_EXPANDED.__getitem__, text.split(" ")))
+    return item[0], attrs.evolve(parsed, chunks=tuple(chunk.with_search_fields() for chunk in parsed.chunks))
 
 
 class SourceParser(CodeParser):

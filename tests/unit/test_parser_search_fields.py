@@ -1,17 +1,12 @@
-"""The parser fills each chunk's search fields itself (through a memo of space-separated pieces, for speed):
-they must be exactly what `Chunk.with_search_fields()` computes, on real files of every language and on any
-text."""
+"""The parser fills each chunk's search fields itself (in its worker processes): they must be exactly what
+`Chunk.with_search_fields()` computes, on real files of every language. (The memo of space-separated pieces
+behind them is tested in test_terms_expand_memo.py.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from trifecta.domain.terms import expand_identifiers
-from trifecta.infrastructure import code_parser
-from trifecta.infrastructure.code_parser import _expand, language_of, parse_item, parse_source
+from trifecta.infrastructure.code_parser import language_of, parse_item, parse_source
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
@@ -38,21 +33,3 @@ def test_the_parsers_search_fields_are_the_chunks_own_on_every_fixture_file() ->
             assert chunk == expected and chunk.search_fields == expected.search_fields
             chunks += 1
     assert chunks > 100
-
-
-def test_the_memo_does_not_change_a_text_met_twice_or_after_it_is_cleared(monkeypatch) -> None:
-    text = "parseHTTPHeader reads  the\theader_line;\nsee fooBar.bazQux(x_y)  "
-    assert _expand(text) == _expand(text) == expand_identifiers(text)
-    monkeypatch.setattr(code_parser, "EXPAND_MEMO_PIECES", 1)
-    assert _expand(text) == expand_identifiers(text)
-
-
-_TEXT = st.text(
-    alphabet=st.sampled_from(list("aAbZz09_ \t\n.,(é\u00c9\u0130\u01c5-")) | st.characters(), max_size=80
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(_TEXT)
-def test_expanding_a_piece_at_a_time_is_expanding_the_whole_text(text: str) -> None:
-    assert _expand(text) == expand_identifiers(text)
