@@ -24,9 +24,11 @@ marked, and the test definitions that reach the symbol listed in ``tests``.
 
 from __future__ import annotations
 
+import collections
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -41,9 +43,11 @@ from ..domain.calls import (
     GraphQuestion,
     Resolution,
     Resolved,
+    Segment,
     bound_imports,
     calls_target,
     resolve_call,
+    star_imports,
 )
 from ..domain.code import Symbol
 from ..domain.contract import ErrorCode, Ref, Response
@@ -58,6 +62,7 @@ CALLEES_KIND = "callees"
 IMPACT_KIND = "impact"
 MAX_LIMIT = 500
 MAX_DEPTH = 5
+ADMITTED_FILES = 256  # files whose lines previews keep
 SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
@@ -76,6 +81,9 @@ class CallGraph:
         self._candidates: dict[str, list[Candidate]] = {}
         self._contexts: dict[str, FileContext] = {}
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        self._importers: dict[str, list[tuple[FileContext, Edge]]] = {}
+        self._stars: list[tuple[str, Edge]] | None = None
+        self.segment = Segment(lookup=self.candidates, context_of=self.context, importers=self.importers)
 
     def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
         if path not in self._modules:
@@ -123,15 +131,39 @@ class CallGraph:
             stem = self.language_and_stem(path)
             package = stem[1][:-1] if stem is not None else module[:-1]  # where `from . import` starts
             self._contexts[path] = FileContext(
-                path=path, module=module, package=package, imports=bound_imports(imports[path])
+                path=path,
+                module=module,
+                package=package,
+                imports=bound_imports(imports[path]),
+                stars=star_imports(imports[path]),
             )
 
     def context(self, path: str) -> FileContext:
         self.load_contexts([path])
         return self._contexts[path]
 
+    def importers(self, name: str) -> list[tuple[FileContext, Edge]]:
+        """The module-level imports of the segment that bind ``name`` or import ``*``, with their files'
+        contexts (for re-exports)."""
+        if name not in self._importers:
+            if self._stars is None:
+                self._stars = [
+                    (p, e)
+                    for p, e in self._reader.edges(names=["*"], kinds=[EdgeKind.IMPORT])
+                    if not e.caller
+                ]
+            found = [
+                (p, e)
+                for p, e in self._reader.edges(names=[name], kinds=[EdgeKind.IMPORT])
+                if not e.caller and e.alias == name
+            ]
+            found += self._stars  # (a renaming re-export, `from .x import a as b`, is not followed)
+            self.load_contexts(p for p, _ in found)
+            self._importers[name] = [(self._contexts[p], e) for p, e in found]
+        return self._importers[name]
+
     def resolve(self, path: str, edge: Edge) -> Resolved:
-        return resolve_call(edge, self.context(path), self.candidates)
+        return resolve_call(edge, self.context(path), self.segment)
 
     def callers(self, path: str, symbol: Symbol) -> list[tuple[str, Edge, Resolved]]:
         """The call sites that reach the definition, by path and position."""
@@ -213,6 +245,12 @@ class _GraphUseCase:
         self._source = source
         self._rules = rules
         self._policy = policy or BudgetPolicy()
+        # admitted files' lines, for previews, while their size and mtime stay (reading one runs the secret
+        # scan: 0.7 ms a file, most of a callers answer over many files)
+        self._admitted: collections.OrderedDict[str, tuple[int, int, list[str] | None]] = (
+            collections.OrderedDict()
+        )
+        self._admitted_lock = threading.Lock()  # the MCP server answers from worker threads
 
     def _graph(self) -> CallGraph:
         return CallGraph(self._reader, self._rules)
@@ -233,19 +271,59 @@ class _GraphUseCase:
             )
         resolved = self._resolver.resolve(uri)
         if isinstance(resolved, Unresolved):
-            return resolved.response(kind, "snippet")
+            return self._redefined(resolved) or resolved.response(kind, "snippet")
         return resolved.path, resolved.definitions[0], resolved.uri
+
+    def _redefined(self, unresolved: Unresolved) -> tuple[str, Symbol, str] | None:
+        """A name one file defines several times (``try``/``except`` alternatives, a redefinition): the
+        selector cannot pick one, but a call reaches the name whichever runs, so callers, callees and
+        impact answer for the name (every definition's calls; the first definition in ``range``)."""
+        if unresolved.error.code is not ErrorCode.AMBIGUOUS_SYMBOL:
+            return None
+        candidates = (unresolved.error.data or {}).get("candidates") or []
+        if not candidates or "omitted" in (unresolved.error.data or {}):
+            return None
+        syms = {c.get("sym") for c in candidates}
+        paths = {c.get("file_rel") for c in candidates}
+        if len(syms) != 1 or len(paths) != 1 or not all("range" in c for c in candidates):
+            return None
+        (uri,), (path,) = syms, paths
+        selector = parse(str(uri), self._resolver.languages)
+        if not isinstance(selector, Selector) or not selector.symbol:
+            return None
+        qualname = ".".join([selector.symbol, *selector.member])
+        same = [s for s in self._reader.symbols(str(path)) if s.qualname == qualname]
+        return (str(path), same[0], str(uri)) if len(same) == len(candidates) else None
 
     def _lines(self, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
         if path not in cache:
-            try:
-                text = self._source.read_admitted(path).decode("utf-8", errors="replace")
-                cache[path] = (
-                    text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                )
-            except (OutsideSegment, OSError, FileRefused):
-                cache[path] = None
+            cache[path] = self._admitted_lines(path)
         return cache[path]
+
+    def _admitted_lines(self, path: str) -> list[str] | None:
+        try:
+            stat = self._source.stat(path)
+        except (OutsideSegment, OSError, FileRefused):
+            stat = None
+        if stat is None:
+            return None
+        with self._admitted_lock:
+            kept = self._admitted.get(path)
+            if kept is not None and kept[:2] == (stat.size, stat.mtime_ns):
+                self._admitted.move_to_end(path)
+                return kept[2]
+        try:
+            text = self._source.read_admitted(path).decode("utf-8", errors="replace")
+            lines: list[str] | None = (
+                text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            )
+        except (OutsideSegment, OSError, FileRefused):
+            lines = None
+        with self._admitted_lock:
+            self._admitted[path] = (stat.size, stat.mtime_ns, lines)
+            if len(self._admitted) > ADMITTED_FILES:
+                self._admitted.popitem(last=False)
+        return lines
 
     def _preview(self, path: str, line: int, cache: dict[str, list[str] | None]) -> str:
         lines = self._lines(path, cache)
@@ -253,8 +331,15 @@ class _GraphUseCase:
             return ""
         return cut_snippet(self._policy, lines[line - 1].strip()).text
 
-    def _fit(self, data: dict[str, Any], hits: Sequence[dict[str, Any]], limit: int) -> None:
-        """``hits``: the prefix that fits in ``max_bytes_total`` with the rest of the data."""
+    def _fit(
+        self,
+        data: dict[str, Any],
+        hits: Sequence[dict[str, Any]],
+        limit: int,
+        fill: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        """``hits``: the prefix that fits in ``max_bytes_total`` with the rest of the data; ``fill``
+        completes a hit (its preview) only when it is a candidate for the answer."""
         data["total"] = len(hits)
         data["hits"] = []
         data["omitted"] = len(hits)
@@ -262,6 +347,7 @@ class _GraphUseCase:
         kept: list[dict[str, Any]] = []
         used = 0
         for hit in hits[:limit]:
+            hit = fill(hit) if fill is not None else hit
             cost = _json_size(hit) + (1 if kept else 0)
             if used + cost > room:
                 break
@@ -309,16 +395,18 @@ class CallersUseCase(_GraphUseCase):
                 "uri": graph.uri(p, e.caller),
                 "resolution": r.resolution.value,
                 "callee": e.text,
-                "preview": self._preview(p, e.line, lines) if i < request.limit else "",
+                "preview": "",
             }
-            for i, (p, e, r) in enumerate(found)
+            for p, e, r in found
         ]
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {
             k.value: sum(1 for _, _, r in found if r.resolution is k)
             for k in (Resolution.EXACT, Resolution.IMPORT, Resolution.NAME)
         }
-        self._fit(data, hits, request.limit)
+        self._fit(
+            data, hits, request.limit, lambda h: {**h, "preview": self._preview(h["path"], h["line"], lines)}
+        )
         actions = [
             act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["symbol"] and h["uri"])
         ]

@@ -11,12 +11,21 @@ A call resolves in this order, and the first rule that finds a definition decide
    callee name a definition (``from .util import load as ld; ld()``, ``import os.path; os.path.join()``,
    Go ``pkg.Func()``). A name an import binds that reaches nothing in the segment is unresolved (a call into
    another library), never matched by name.
-2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()`` and ``super().m()`` in a method of
-   ``C`` reach ``C.m``, or the first base (by name, depth first) that defines ``m``.
+   A module that does not define the name but imports it (``concurrent/futures/__init__.py``:
+   ``from ._base import Future``; ``from .futures import *``) passes it on: the import is followed, up to
+   ``MAX_REEXPORT_DEPTH`` modules. An absolute dotted module (``a.b``) must end the definition's module path
+   (``src/a/b.py``); a path (Go's ``example.com/m/util``) may share only its last folders.
+2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()``, ``metacls.m()`` and ``super().m()``
+   in a method of ``C`` reach ``C.m``, or the first base (depth first) that defines ``m``. A base is the
+   class its name reaches in the file that declares it (through that file's imports, else its own module,
+   else the one class of that name in the segment); a base that reaches nothing in the segment ends the
+   walk there, never guessed by name.
 3. ``exact``, the receiver's type where the parser knew it (an annotated parameter, ``x = C()``,
-   ``self.x = C()``): ``x.m()`` reaches ``C.m`` or a base's.
+   ``self.x = C()``, a module-level or enclosing function's variable; ``A|B`` for several): ``x.m()``
+   reaches ``C.m`` or a base's.
 4. ``exact``, module-level names: a bare ``f()`` reaches a function or class of the same module (a Go
-   package is one module), or a function nested in the enclosing one.
+   package is one module), or a function nested in the enclosing one; ``import``: a bare name a star import
+   of the file provides (``from .x import *``).
 5. ``name``: every callable or class with the called name, all kept.
 6. ``unresolved``: nothing with that name in the segment; reported, never dropped.
 """
@@ -26,6 +35,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -84,7 +94,8 @@ class FileContext:
     module: tuple[str, ...]
     package: tuple[str, ...]  # where a relative import starts (a Python file's folder)
     imports: Mapping[str, Edge]  # bound name -> the import that binds it
-    self_names: frozenset[str] = frozenset({"self", "cls", "this"})
+    stars: tuple[Edge, ...] = ()  # `from m import *`: imports that bind no one name
+    self_names: frozenset[str] = frozenset({"self", "cls", "this", "mcs", "mcls", "metacls"})
 
 
 @attrs.frozen(kw_only=True)
@@ -95,6 +106,23 @@ class Resolved:
 
 
 Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, anywhere in the segment
+ContextOf = Callable[[str], "FileContext | None"]  # the context of another file of the segment, by path
+# the imports of the segment that bind a name or import `*`, each with its file's context
+Importers = Callable[[str], Sequence[tuple["FileContext", Edge]]]
+
+
+@attrs.frozen(kw_only=True)
+class Segment:
+    """What resolution may look up beyond the calling file: definitions by name, and, when the caller can
+    give them, other files' contexts (a base class named in another file) and the imports that pass a name
+    on (re-exports). Without the last two, bases are found by name and re-exports are not followed."""
+
+    lookup: Lookup
+    context_of: ContextOf | None = None
+    importers: Importers | None = None
+    # what was worked out once for this segment (re-exports, bases): the answers do not depend on the call
+    memo: dict[tuple[object, ...], Any] = attrs.field(factory=dict, eq=False, repr=False)
+
 
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.MACRO, SymbolKind.CLASS,
                        SymbolKind.STRUCT})  # fmt: skip
@@ -103,6 +131,8 @@ _SEPARATORS = re.compile(r"\?\.|::|->|\.")
 _GENERIC = re.compile(r"<[^<>()]*>")
 _NOT_NAME = re.compile(r"[^\w$]")
 MAX_BASE_DEPTH = 6
+MAX_REEXPORT_DEPTH = 3
+_SUBSCRIPT = re.compile(r"\[.*$")
 
 
 def callee_parts(text: str) -> list[str]:
@@ -140,10 +170,11 @@ def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
     return parts
 
 
-def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool) -> int:
+def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, partial: bool = True) -> int:
     """How well a definition's module matches an import's: 0 not at all; a relative import must name it
     exactly (a folder's `index` file stands for the folder), an absolute one scores the parts their ends
-    share (`json.decoder` and `Lib/json/decoder`; Go's `example.com/m/util` and the folder `util`)."""
+    share: all of a dotted module's (`json.decoder` and `Lib/json/decoder`, never `asyncio/futures` for
+    `concurrent.futures`), at least the last of a path's (Go's `example.com/m/util` and the folder `util`)."""
     if not spec or not module:
         return 0
     if exact:
@@ -151,42 +182,100 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool) -
     shared = 0
     while shared < min(len(module), len(spec)) and module[-1 - shared] == spec[-1 - shared]:
         shared += 1
-    return shared
+    return shared if partial or shared == len(spec) else 0
+
+
+def _partial(text: str) -> bool:
+    """Whether an absolute import may match a module by its last parts only: a path (Go, TypeScript
+    aliases), not a dotted module (Python, Java), which names the module from a root of the search path."""
+    return "/" in text
 
 
 def _through_import(
-    parts: list[str], ctx: FileContext, lookup: Lookup, kinds: frozenset[SymbolKind] = _CALLABLE
+    parts: list[str],
+    ctx: FileContext,
+    segment: Segment,
+    kinds: frozenset[SymbolKind] = _CALLABLE,
+    depth: int = 0,
 ) -> Resolved | None:
     head = parts[0]
     imp = ctx.imports.get(head)
     if imp is None:
         return None
+    key = ("import", ctx.path, imp, tuple(parts[1:]), kinds, depth)
+    if key not in segment.memo:
+        segment.memo[key] = _from_module(imp, parts[1:], ctx, segment, kinds, depth)
+    result: Resolved = segment.memo[key]
+    return result
+
+
+def _from_module(
+    imp: Edge, rest: list[str], ctx: FileContext, segment: Segment, kinds: frozenset[SymbolKind], depth: int
+) -> Resolved:
+    """What ``rest`` names in the module an import binds (the import's own member first)."""
     spec, exact = module_spec(imp.text, ctx)
-    chain = ([imp.name] if imp.name else []) + parts[1:]
+    chain = ([imp.name] if imp.name else []) + rest
     if not chain:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
+    partial = _partial(imp.text)
+    wanted: dict[str, list[tuple[str, ...]]] = {}  # qualified name -> the modules that would define it
+    for split in range(len(chain)):
+        wanted.setdefault(".".join(chain[split:]), []).append((*spec, *chain[:split]))
     scored: list[tuple[int, Candidate]] = []
-    for c in lookup(chain[-1]):
-        if c.kind not in kinds:
+    for c in segment.lookup(chain[-1]):
+        modules = wanted.get(c.qualname)
+        if modules is None or c.kind not in kinds:
             continue
-        best = max(
-            (_module_score(c.module, (*spec, *chain[:split]), exact)
-             for split in range(len(chain)) if c.qualname == ".".join(chain[split:])),
-            default=0,
-        )  # fmt: skip
+        best = max(_module_score(c.module, m, exact, partial) for m in modules)
         if best:
             scored.append((best, c))
     if not scored:
+        passed = _reexported((*spec, *chain[:-1]), exact, partial, chain[-1], segment, kinds, depth)
+        if passed:
+            return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(passed)))
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
     top = max(score for score, _ in scored)
     return Resolved(resolution=Resolution.IMPORT, targets=tuple(c for score, c in scored if score == top))
+
+
+def _reexported(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    name: str,
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+    depth: int,
+) -> list[Candidate]:
+    """``name`` as module ``spec`` passes it on: the definitions its own import of the name (or a star
+    import) reaches, when the module is a file of the segment."""
+    if segment.importers is None or depth >= MAX_REEXPORT_DEPTH or not spec:
+        return []
+    key = ("reexport", spec, exact, partial, name, kinds, depth)
+    if key in segment.memo:
+        return segment.memo[key]
+    found: list[Candidate] = []
+    segment.memo[key] = found  # a cycle of re-exports finds nothing more
+    for ctx, imp in segment.importers(name):
+        if imp.caller or not _module_score(ctx.module, spec, exact, partial):
+            continue  # an import inside a function passes nothing on
+        if imp.name == "*":
+            via = attrs.evolve(imp, name=name, alias=name)
+            ctx = attrs.evolve(ctx, imports={**ctx.imports, name: via})
+        elif imp.alias != name:
+            continue
+        resolved = _through_import([name], ctx, segment, kinds, depth + 1)
+        if resolved is not None:
+            found.extend(resolved.targets)
+    return found
 
 
 def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate | None:
     """The innermost class of the calling file around a definition: the longest prefix of its qualified
     name that is a class there."""
     parts = caller.split(".") if caller else []
-    for end in range(len(parts), 0, -1):
+    # the caller itself is the function making the call (a class body has no `self`): start outside it
+    for end in range(len(parts) - 1, 0, -1):
         qualname = ".".join(parts[:end])
         for c in lookup(parts[end - 1]):
             if c.kind.is_container and c.path == ctx.path and c.qualname == qualname:
@@ -194,8 +283,29 @@ def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate 
     return None
 
 
+def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
+    """The classes a class's bases name, as the file that declares it reads them; by name alone (the
+    same file's first, else at most three) when that file's context is not at hand."""
+    key = ("bases", cls.path, cls.qualname)
+    if key in segment.memo:
+        return segment.memo[key]
+    ctx = segment.context_of(cls.path) if segment.context_of is not None else None
+    out: list[Candidate] = []
+    segment.memo[key] = out
+    for base in cls.bases:
+        text = _SUBSCRIPT.sub("", base.strip())  # `Generic[T]`, `Mapping[str, int]`
+        if ctx is not None:
+            out.extend(_classes_named(text, ctx, segment, nested_in=cls.qualname))
+            continue
+        parts = callee_parts(text)
+        base_name = _NOT_NAME.split(parts[-1])[0] if parts else ""
+        classes = [b for b in segment.lookup(base_name) if b.kind.is_container]
+        out.extend(([b for b in classes if b.path == cls.path] or classes)[:3])
+    return out
+
+
 def _member(
-    cls: Candidate, name: str, lookup: Lookup, found: Sequence[Candidate], *, skip_own: bool = False
+    cls: Candidate, name: str, segment: Segment, found: Sequence[Candidate], *, skip_own: bool = False
 ) -> list[Candidate]:
     """``name`` in class ``cls`` or the first of its bases (depth first) that defines it."""
     seen: set[tuple[str, str]] = set()
@@ -209,49 +319,76 @@ def _member(
             hits = [c for c in found if c.path == current.path and c.qualname == f"{current.qualname}.{name}"]
             if hits:
                 return hits
-        for base in current.bases:
-            base_name = callee_parts(base)[-1] if callee_parts(base) else ""
-            base_name = _NOT_NAME.split(base_name)[0]
-            classes = [b for b in lookup(base_name) if b.kind.is_container]
-            same = [b for b in classes if b.path == current.path] or classes
-            todo.extend((b, depth + 1) for b in same[:3])
+        todo.extend((b, depth + 1) for b in base_classes(current, segment))
     return []
 
 
-def _classes_named(text: str, ctx: FileContext, lookup: Lookup) -> list[Candidate]:
-    """The class a receiver's type names (`Store`, `threading.Event`): through the file's imports, else the
-    file's own module, else the one class of that name in the segment; none when it stays ambiguous."""
+def _classes_named(text: str, ctx: FileContext, segment: Segment, nested_in: str = "") -> list[Candidate]:
+    """The class a receiver's type or a base names (`Store`, `threading.Event`): through the file's
+    imports, else the file's own module (a sibling class of `nested_in` first), else a star import of the
+    file, else the one class of that name in the segment; none when it stays ambiguous."""
     parts = callee_parts(text)
     if not parts:
         return []
-    by_import = _through_import(parts, ctx, lookup, _CONTAINERS)
+    by_import = _through_import(parts, ctx, segment, _CONTAINERS)
     if by_import is not None:
         return list(by_import.targets)
     if len(parts) > 1:
         return []
-    classes = [c for c in lookup(parts[0]) if c.kind in _CONTAINERS and c.qualname == parts[0]]
-    local = [c for c in classes if c.module == ctx.module]
-    return local or (classes if len(classes) == 1 else [])
+    classes = [c for c in segment.lookup(parts[0]) if c.kind in _CONTAINERS]
+    outer = nested_in.rsplit(".", 1)[0] if "." in nested_in else ""
+    local = [
+        c
+        for c in classes
+        if c.module == ctx.module
+        and c.qualname in (parts[0], f"{outer}.{parts[0]}")
+        and c.qualname != nested_in
+    ]
+    if local:
+        return local
+    starred = _through_stars(parts[0], ctx, segment, _CONTAINERS)
+    if starred:
+        return starred
+    top = [c for c in classes if c.qualname == parts[0]]
+    return top if len(top) == 1 else []
 
 
-def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup) -> Resolved:
+def _through_stars(
+    name: str, ctx: FileContext, segment: Segment, kinds: frozenset[SymbolKind]
+) -> list[Candidate]:
+    """What ``name`` reaches through the file's star imports (``from .x import *``), the last one first."""
+    for star in reversed(ctx.stars):
+        via = attrs.evolve(star, name=name, alias=name)
+        resolved = _through_import([name], attrs.evolve(ctx, imports={name: via}), segment, kinds)
+        if resolved is not None and resolved.targets:
+            return list(resolved.targets)
+    return []
+
+
+def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
     """The definitions a call may reach, and how they were found (see the module's docstring)."""
+    if not isinstance(segment, Segment):
+        segment = Segment(lookup=segment)
+    lookup = segment.lookup
     parts = callee_parts(edge.text)
     if not parts or not edge.name:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
     found = [c for c in lookup(edge.name) if c.kind in _CALLABLE]
-    by_import = _through_import(parts, ctx, lookup)
+    by_import = _through_import(parts, ctx, segment)
     if by_import is not None:
         return by_import
     if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
         owner = enclosing_class(edge.caller, ctx, lookup)
         if owner is not None:
-            hits = _member(owner, edge.name, lookup, found, skip_own=parts[0] == "super()")
+            hits = _member(owner, edge.name, segment, found, skip_own=parts[0] == "super()")
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
     if edge.alias and len(parts) >= 2:
         hits = [
-            h for t in _classes_named(edge.alias, ctx, lookup) for h in _member(t, edge.name, lookup, found)
+            h
+            for type_text in edge.alias.split("|")
+            for t in _classes_named(type_text, ctx, segment)
+            for h in _member(t, edge.name, segment, found)
         ]
         if hits:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
@@ -268,6 +405,9 @@ def resolve_call(edge: Edge, ctx: FileContext, lookup: Lookup) -> Resolved:
         local = [c for c in found if c.module == ctx.module and c.qualname == edge.name]
         if local:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(local))
+        starred = _through_stars(edge.name, ctx, segment, _CALLABLE)
+        if starred:
+            return Resolved(resolution=Resolution.IMPORT, targets=tuple(starred))
     if found:
         return Resolved(resolution=Resolution.NAME, targets=tuple(found))
     return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
@@ -280,6 +420,11 @@ def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
         if e.kind is EdgeKind.IMPORT and e.alias:
             out[e.alias] = e
     return out
+
+
+def star_imports(edges: Sequence[Edge]) -> tuple[Edge, ...]:
+    """The module-level ``from m import *`` of one file."""
+    return tuple(e for e in edges if e.kind is EdgeKind.IMPORT and e.name == "*" and not e.caller)
 
 
 def names_reaching(name: str, imports: Sequence[Edge]) -> set[str]:

@@ -299,7 +299,9 @@ def _nodes(tree: ast.AST) -> list[Any]:
 
 def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge, ...]:
     """Call sites and imports, each with its enclosing definition (the innermost one around its line), and
-    the receiver's type where a parameter annotation or an assignment from a constructor call gives it."""
+    the receiver's type where a parameter annotation or an assignment from a constructor call gives it: in
+    the calling function, else (for a name it does not assign) in the functions around it and the module,
+    as Python reads a name. Types assigned to one name in one scope are all kept (``A|B``)."""
     owner = [""] * (n_lines + 2)
     classes = set()
     for s in sorted(symbols, key=lambda s: s.depth):  # inner definitions paint over outer ones
@@ -319,9 +321,16 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
 
     calls: list[ast.Call] = []
     edges: list[Edge] = []
-    types: dict[tuple[str, str], str] = {}  # (scope, variable) -> class name
+    types: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> class names, as written
+    assigned: set[tuple[str, str]] = set()  # (scope, variable) the scope binds, with a known type or not
     copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
-    call_t, assign_t, ann_t, arg_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg
+    call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
+
+    def typed(key: tuple[str, str], name: str) -> None:
+        known = types.setdefault(key, [])
+        if name not in known:
+            known.append(name)
+
     node: Any
     for node in _nodes(tree):
         kind = type(node)
@@ -329,25 +338,34 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             calls.append(node)
         elif kind is assign_t:
             value = node.value
-            if len(node.targets) == 1 and type(value) in (call_t, ast.Name):
+            where = scope(node.lineno)
+            for target in node.targets:
+                if type(target) is name_t:
+                    assigned.add((where, target.id))
+            if len(node.targets) == 1 and type(value) in (call_t, name_t):
                 target = node.targets[0]
-                where = scope(node.lineno)
-                if type(target) is ast.Name:
+                if type(target) is name_t:
                     key = (where, target.id)
-                elif type(target) is ast.Attribute and type(target.value) is ast.Name:
+                elif type(target) is ast.Attribute and type(target.value) is name_t:
                     key = (class_of(where), f"{target.value.id}.{target.attr}")
                 else:
                     continue
-                if type(value) is ast.Name:  # `self.x = x`: x's type, known once the walk is done
+                if type(value) is name_t:  # `self.x = x`: x's type, known once the walk is done
                     copies.append((key, (where, value.id)))
                 elif (name := _type_name(value.func)).rsplit(".", 1)[-1][:1].isupper():
-                    types[key] = name
+                    typed(key, name)
         elif kind is ann_t:
-            if type(node.target) is ast.Name and (name := _type_name(node.annotation)):
-                types[(scope(node.lineno), node.target.id)] = name
+            if type(node.target) is name_t:
+                assigned.add((scope(node.lineno), node.target.id))
+                if name := _type_name(node.annotation):
+                    typed((scope(node.lineno), node.target.id), name)
         elif kind is arg_t:
+            assigned.add((scope(node.lineno), node.arg))
             if node.annotation is not None and (name := _type_name(node.annotation)):
-                types[(scope(node.lineno), node.arg)] = name
+                typed((scope(node.lineno), node.arg), name)
+        elif kind is ast.For or kind is ast.AsyncFor:
+            if type(node.target) is name_t:
+                assigned.add((scope(node.lineno), node.target.id))
         elif kind is ast.Import:
             for a in node.names:
                 bound = a.asname or a.name.split(".", 1)[0]
@@ -356,16 +374,30 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
                                   column=node.col_offset, name="", text=text, alias=bound))  # fmt: skip
         elif kind is ast.ImportFrom:
             module = "." * node.level + (node.module or "")
-            for a in node.names:
-                if a.name != "*":
-                    edges.append(Edge(kind=EdgeKind.IMPORT, caller=scope(node.lineno), line=node.lineno,
-                                      column=node.col_offset, name=a.name, text=module, alias=a.asname or a.name))  # fmt: skip
+            for a in node.names:  # `from m import *` binds no one name: name "*", no alias
+                edges.append(Edge(kind=EdgeKind.IMPORT, caller=scope(node.lineno), line=node.lineno,
+                                  column=node.col_offset, name=a.name, text=module,
+                                  alias="" if a.name == "*" else a.asname or a.name))  # fmt: skip
     for key, source in copies:
         if source in types and key not in types:
             types[key] = types[source]
+
+    def variable_type(caller: str, variable: str) -> str:
+        """The variable's types where the caller reads it: its own scope, else the enclosing functions'
+        (not a class body's) and the module's, up to the first that binds it."""
+        where = caller
+        while True:
+            if (where, variable) in types:
+                return "|".join(types[(where, variable)][:3])
+            if (where, variable) in assigned or not where:
+                return ""
+            where = where.rsplit(".", 1)[0] if "." in where else ""
+            while where and where in classes:
+                where = where.rsplit(".", 1)[0] if "." in where else ""
+
     for call in calls:
         func = call.func
-        if type(func) is ast.Name:
+        if type(func) is name_t:
             line, column, name, text = func.lineno, func.col_offset, func.id, func.id
         elif type(func) is ast.Attribute:
             name = func.attr
@@ -378,10 +410,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
         receiver = ""
         dots = text.count(".")
         if dots == 1:
-            receiver = types.get((caller, text.split(".", 1)[0]), "")
+            receiver = variable_type(caller, text.split(".", 1)[0])
         elif dots == 2:
-            head = text.rsplit(".", 1)[0]
-            receiver = types.get((class_of(caller), head), "")
+            receiver = "|".join(types.get((class_of(caller), text.rsplit(".", 1)[0]), ())[:3])
         if not receiver and type(func) is ast.Attribute and type(func.value) is call_t:
             made = _type_name(func.value.func)  # `Service(store).fetch()`: an instance made right there
             receiver = made if made.rsplit(".", 1)[-1][:1].isupper() else ""

@@ -188,3 +188,16 @@ def test_the_mcp_tools_answer_in_the_envelope(repo: Path, engine: trifecta.Engin
     assert impact["data"]["depth_capped"] is True
     assert definition["data"]["definitions"][0]["symbol"] == "helper"
     assert keyword["errors"][0]["code"] == "INVALID_ARGUMENT"  # `import * as util`: column 7 is a space
+
+
+def test_callers_of_a_name_one_file_defines_twice_answer_for_the_name(engine: trifecta.Engine) -> None:
+    # the selector cannot pick one definition (snippet says AMBIGUOUS_SYMBOL), but a call reaches the name
+    # whichever runs
+    assert engine.snippet("sym://python/type/py/app/compat/to_bytes").to_dict()["errors"][0]["code"] == (
+        "AMBIGUOUS_SYMBOL"
+    )
+    assert hits(engine.callers("sym://python/type/py/app/compat/to_bytes")) == [
+        ("py/app/compat.py", 15, "send", "exact", "to_bytes")
+    ]
+    impact = engine.impact("sym://python/type/py/app/compat/to_bytes").to_dict()
+    assert impact["status"] == "ok" and impact["data"]["total"] == 1

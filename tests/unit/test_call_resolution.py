@@ -11,6 +11,7 @@ from trifecta.domain.calls import (
     FileContext,
     GraphQuestion,
     Resolution,
+    Segment,
     bound_imports,
     callee_parts,
     calls_target,
@@ -18,8 +19,10 @@ from trifecta.domain.calls import (
     module_spec,
     names_reaching,
     resolve_call,
+    star_imports,
 )
 from trifecta.domain.code import SymbolKind as K
+from trifecta.infrastructure.python_parser import parse_python
 
 TABLE = [
     Candidate(path="pkg/store.py", qualname="Base", kind=K.CLASS, module=("pkg", "store")),
@@ -146,3 +149,165 @@ def test_a_call_names_an_outside_target_through_the_files_imports() -> None:
     assert calls_target(call("subprocess.run", caller="f"), ctx, "subprocess.run")
     assert calls_target(call("r", caller="f"), ctx, "subprocess.run")
     assert not calls_target(call("loop.run", caller="f"), ctx, "subprocess.run")
+
+
+# ---------------------------------------------------------------- re-exports, bases in their own file, scopes
+
+LIB = [
+    Candidate(path="asyncio/futures.py", qualname="Future", kind=K.CLASS, module=("asyncio", "futures")),
+    Candidate(path="asyncio/futures.py", qualname="Future.result", kind=K.METHOD, module=("asyncio", "futures")),
+    Candidate(path="concurrent/futures/_base.py", qualname="Future", kind=K.CLASS,
+              module=("concurrent", "futures", "_base")),
+    Candidate(path="concurrent/futures/_base.py", qualname="Future.result", kind=K.METHOD,
+              module=("concurrent", "futures", "_base")),
+    Candidate(path="_pyio.py", qualname="IOBase", kind=K.CLASS, module=("_pyio",)),
+    Candidate(path="_pyio.py", qualname="IOBase.close", kind=K.METHOD, module=("_pyio",)),
+    Candidate(path="_pyio.py", qualname="BufferedIOBase", kind=K.CLASS, module=("_pyio",), bases=("IOBase",)),
+    Candidate(path="io.py", qualname="IOBase", kind=K.CLASS, module=("io",), bases=("_io._IOBase",)),
+    Candidate(path="io.py", qualname="BufferedIOBase", kind=K.CLASS, module=("io",),
+              bases=("_io._BufferedIOBase", "IOBase")),
+    Candidate(path="zipfile.py", qualname="ZipExtFile", kind=K.CLASS, module=("zipfile",),
+              bases=("io.BufferedIOBase",)),
+    Candidate(path="zipfile.py", qualname="ZipExtFile.close", kind=K.METHOD, module=("zipfile",)),
+    Candidate(path="enum.py", qualname="EnumType", kind=K.CLASS, module=("enum",)),
+    Candidate(path="enum.py", qualname="EnumType._find_new_", kind=K.METHOD, module=("enum",)),
+    Candidate(path="enum.py", qualname="EnumType.__new__", kind=K.METHOD, module=("enum",)),
+]  # fmt: skip
+
+CONTEXTS = {
+    "concurrent/futures/__init__.py": FileContext(
+        path="concurrent/futures/__init__.py",
+        module=("concurrent", "futures"),
+        package=("concurrent", "futures"),
+        imports=bound_imports([imp("Future", "concurrent.futures._base", "Future")]),
+    ),
+    "asyncio/__init__.py": FileContext(
+        path="asyncio/__init__.py",
+        module=("asyncio",),
+        package=("asyncio",),
+        imports={},
+        stars=star_imports([imp("*", ".futures", "")]),
+    ),
+    "zipfile.py": FileContext(
+        path="zipfile.py", module=("zipfile",), package=(), imports=bound_imports([imp("", "io", "io")])
+    ),
+    "io.py": FileContext(path="io.py", module=("io",), package=(), imports=bound_imports([imp("", "_io", "_io")])),
+}  # fmt: skip
+
+
+def lib_lookup(name: str) -> Sequence[Candidate]:
+    return [c for c in LIB if c.qualname.rsplit(".", 1)[-1] == name]
+
+
+def importers(name: str) -> list[tuple[FileContext, Edge]]:
+    return [
+        (ctx, e)
+        for ctx in CONTEXTS.values()
+        for e in [*ctx.imports.values(), *ctx.stars]
+        if e.alias == name or e.name == "*"
+    ]
+
+
+SEGMENT = Segment(lookup=lib_lookup, context_of=CONTEXTS.get, importers=importers)
+
+
+def lib_targets(edge: Edge, ctx: FileContext) -> tuple[Resolution, list[str]]:
+    resolved = resolve_call(edge, ctx, SEGMENT)
+    return resolved.resolution, [f"{t.path}:{t.qualname}" for t in resolved.targets]
+
+
+def test_a_dotted_module_must_end_the_definitions_module_and_a_reexport_is_followed() -> None:
+    main = FileContext(
+        path="asyncio/__main__.py",
+        module=("asyncio", "__main__"),
+        package=("asyncio",),
+        imports=bound_imports([imp("", "concurrent", "concurrent")]),
+    )
+    # `asyncio/futures.py` shares only `futures` with `concurrent.futures`: never a match; the package's
+    # __init__ imports Future from _base, so that is where the call goes
+    edge = call("future.result", caller="REPL.run", alias="concurrent.futures.Future")
+    assert lib_targets(edge, main) == (Resolution.EXACT, ["concurrent/futures/_base.py:Future.result"])
+    assert lib_targets(call("concurrent.futures.Future", caller="f"), main) == (
+        Resolution.IMPORT,
+        ["concurrent/futures/_base.py:Future"],
+    )
+
+
+def test_a_star_import_passes_names_on_and_provides_bare_names() -> None:
+    user = FileContext(
+        path="app.py",
+        module=("app",),
+        package=(),
+        imports=bound_imports([imp("Future", "asyncio", "Future")]),
+    )
+    assert lib_targets(call("Future", caller="f"), user) == (Resolution.IMPORT, ["asyncio/futures.py:Future"])
+    starred = FileContext(
+        path="b.py", module=("b",), package=(), imports={}, stars=(imp("*", "asyncio", ""),)
+    )
+    assert lib_targets(call("Future", caller="f"), starred) == (
+        Resolution.IMPORT,
+        ["asyncio/futures.py:Future"],
+    )
+
+
+def test_a_base_is_the_class_its_name_reaches_in_the_declaring_file_never_one_by_name() -> None:
+    # zipfile's `io.BufferedIOBase` is io.py's class, whose bases are C types: `super().close()` reaches no
+    # base in the segment, so it is a name match, not an exact call of _pyio's IOBase.close (same class
+    # names, another module)
+    edge = call("super().close", caller="ZipExtFile.close")
+    assert lib_targets(edge, CONTEXTS["zipfile.py"]) == (
+        Resolution.NAME,
+        ["_pyio.py:IOBase.close", "zipfile.py:ZipExtFile.close"],
+    )
+    # by name alone (no other file's context at hand) the base is guessed: what the rule above replaces
+    assert resolve_call(edge, CONTEXTS["zipfile.py"], lib_lookup).resolution is Resolution.EXACT
+
+
+def test_a_metaclass_method_calls_its_class_through_metacls() -> None:
+    ctx = FileContext(path="enum.py", module=("enum",), package=(), imports={})
+    assert lib_targets(call("metacls._find_new_", caller="EnumType.__new__"), ctx) == (
+        Resolution.EXACT,
+        ["enum.py:EnumType._find_new_"],
+    )
+
+
+def test_several_receiver_types_each_resolve() -> None:
+    assert targets(call("x.load", alias="Thing|Store")) == (Resolution.EXACT, ["pkg/store.py:Store.load"])
+    assert targets(call("x.save", alias="Svc|Store")) == (Resolution.EXACT, ["pkg/store.py:Base.save"])
+
+
+SCOPES = """
+import concurrent.futures
+from .helpers import *
+
+M = IMAP4(host)
+if stream:
+    M = IMAP4_stream(cmd)
+
+
+def run(cmd):
+    M.mesg(cmd)
+
+
+def shadowed(M):
+    M.mesg("x")
+
+
+def outer():
+    future = concurrent.futures.Future()
+
+    def callback():
+        future.set_result(1)
+
+    return callback
+"""
+
+
+def test_the_parser_types_variables_as_python_reads_them_and_records_star_imports() -> None:
+    edges = parse_python("pkg/mod.py", SCOPES).edges
+    receivers = {(e.caller, e.text): e.alias for e in edges if e.kind is EdgeKind.CALL and "." in e.text}
+    assert set(receivers[("run", "M.mesg")].split("|")) == {"IMAP4", "IMAP4_stream"}  # the module's, both
+    assert receivers[("shadowed", "M.mesg")] == ""  # a parameter of its own hides the module's M
+    assert receivers[("outer.callback", "future.set_result")] == "concurrent.futures.Future"  # a closure's
+    [star] = [e for e in edges if e.kind is EdgeKind.IMPORT and e.name == "*"]
+    assert (star.text, star.alias) == (".helpers", "") and star_imports(edges) == (star,)
