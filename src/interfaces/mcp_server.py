@@ -619,6 +619,39 @@ class TrifectaMCP:
         ) -> Result:
             return await self._run("refs", _any(lambda e: e.refs(uri, limit=limit, segment=segment)))
 
+        @tool(name="definition", title="Definition", description=DEFINITION, annotations=READ_ONLY)
+        async def definition(
+            path: Annotated[str, Field(description="A file of the segment, e.g. pkg/mod.py.")],
+            line: Annotated[int, Field(description="1-based line.")],
+            column: Annotated[
+                int | None, Field(description="1-based column; null: the line's first call.")
+            ] = None,
+            segment: OneSegment = None,
+        ) -> Result:
+            return await self._run(
+                "definition", _any(lambda e: e.definition(path, line, column, segment=segment))
+            )
+
+        @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
+        async def callers(
+            uri: Uri,
+            limit: Annotated[int, Field(description="At most this many call sites.")] = 50,
+            segment: OneSegment = None,
+        ) -> Result:
+            return await self._run("callers", _any(lambda e: e.callers(uri, limit=limit, segment=segment)))
+
+        @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
+        async def callees(uri: Uri, segment: OneSegment = None) -> Result:
+            return await self._run("callees", _any(lambda e: e.callees(uri, segment=segment)))
+
+        @tool(name="impact", title="Impact", description=IMPACT, annotations=READ_ONLY)
+        async def impact(
+            uri: Uri,
+            depth: Annotated[int, Field(description="Calls away, 1-5 (larger is capped).")] = 3,
+            segment: OneSegment = None,
+        ) -> Result:
+            return await self._run("impact", _any(lambda e: e.impact(uri, depth=depth, segment=segment)))
+
         @tool(name="lint", title="Lint a query", description=LINT, annotations=READ_ONLY)
         async def lint_tool(query: Query) -> Result:
             return to_result(_lint(query), self.profile)

@@ -163,6 +163,20 @@ class SegmentSet:
     def refs(self, uri: str, limit: int = 50, *, segment: str | None = None) -> Response:
         return self._one(segment, lambda e: e.refs(uri, limit=limit), "refs")
 
+    def definition(
+        self, path: str, line: int, column: int | None = None, *, segment: str | None = None
+    ) -> Response:
+        return self._one(segment, lambda e: e.definition(path, line, column), "definition")
+
+    def callers(self, uri: str, limit: int = 50, *, segment: str | None = None) -> Response:
+        return self._one(segment, lambda e: e.callers(uri, limit=limit), "callers")
+
+    def callees(self, uri: str, *, segment: str | None = None) -> Response:
+        return self._one(segment, lambda e: e.callees(uri), "callees")
+
+    def impact(self, uri: str, depth: int = 3, *, segment: str | None = None) -> Response:
+        return self._one(segment, lambda e: e.impact(uri, depth=depth), "impact")
+
     def status(self, segment: str | None = None) -> Response:
         """One segment's status, or (segment None and several served) every segment's."""
         if segment is not None or len(self.names) == 1:

@@ -201,3 +201,57 @@ def test_callers_of_a_name_one_file_defines_twice_answer_for_the_name(engine: tr
     ]
     impact = engine.impact("sym://python/type/py/app/compat/to_bytes").to_dict()
     assert impact["status"] == "ok" and impact["data"]["total"] == 1
+
+
+@pytest.mark.timeout(180)
+def test_mcp_all_serves_the_graph_tools_per_segment_from_a_shared_index_with_no_checkout(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from postgres_server import bindir, new_database, running_server
+
+    if bindir() is None:
+        pytest.skip("PostgreSQL is not installed (scripts/test installs it)")
+    checkout = tmp_path / "graph"
+    shutil.copytree(FIXTURE, checkout)
+    machine = tmp_path / "search_machine"
+    machine.mkdir()
+    with running_server() as server:
+        url = new_database(server, "graph")
+        with trifecta.open(checkout, db_url=url) as e:
+            assert e.index().files_indexed >= 1
+        shutil.rmtree(checkout)  # the search machine reads every file's text from the server
+        env = {k: v for k, v in os.environ.items() if k != "TRIFECTA_DB_URL"}
+        env.update({"TRIFECTA_DB_URL": url, "TRIFECTA_NO_TELEMETRY": "1",
+                    "TRIFECTA_CONFIG_HOME": "/nonexistent-trifecta-config"})  # fmt: skip
+        params = StdioServerParameters(
+            command=CLI[0], args=[*CLI[1:], "mcp", "--all"], env=env, cwd=str(machine)
+        )
+
+        async def session() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            async with (
+                stdio_client(params) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=60) as s,
+            ):
+                await s.initialize()
+                tools = {t.name: t.input_schema for t in (await s.list_tools()).tools}
+                calls = [
+                    ("callers", {"uri": "sym://python/type/py/app/store/normalize", "segment": "graph"}),
+                    ("callees", {"uri": "sym://python/type/py/app/store/Store#load", "segment": "graph"}),
+                    ("impact", {"uri": "sym://python/type/py/app/store/ping", "segment": "graph"}),
+                    ("definition", {"path": "ts/src/main.ts", "line": 6, "column": 40, "segment": "graph"}),
+                    ("callers", {"uri": "sym://python/type/py/app/store/normalize", "segment": "nope"}),
+                ]
+                return tools, [(await s.call_tool(name, args)).structured_content for name, args in calls]
+
+        tools, (callers, callees, impact, definition, unknown) = anyio.run(session)
+    for name in ("callers", "callees", "impact", "definition"):
+        assert "segment" in tools[name]["properties"], name
+    assert [(h["symbol"], h["preview"]) for h in callers["data"]["hits"]] == [
+        ("Store.load", "return normalize(key)"),
+        ("Service.fetch", "return norm(key)"),
+    ]  # previews from the stored text
+    assert callees["status"] == "ok" and any(h["symbol"] == "normalize" for h in callees["data"]["hits"])
+    assert impact["status"] == "ok" and impact["data"]["total"] >= 1
+    assert definition["data"]["definitions"][0]["symbol"] == "helper"
+    assert unknown["errors"][0]["code"] == "SEGMENT_NOT_FOUND"
