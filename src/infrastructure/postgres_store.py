@@ -5,7 +5,8 @@ Schema (version in `trifecta_meta.schema_version`, migrated forward in one trans
 lock; a database from a newer trifecta is refused, never misread):
 
     trifecta_meta(key, value)                         schema_version
-    trifecta_segments(id, name UNIQUE, built_at, generation)   generation: bumped by every write
+    trifecta_segments(id, name UNIQUE, built_at, generation, stemmer)   generation: bumped by every write;
+                                                      stemmer: the text search dictionary of its lexemes
     trifecta_files(segment_id, id, path, size, mtime_ns, sha256, language, n_lines, parse_error, content)
                                                       UNIQUE (segment_id, path); content: the file's text
     trifecta_skipped_files(segment_id, path, size, mtime_ns, reason)   skipped for their content (binary)
@@ -21,10 +22,12 @@ lock; a database from a newer trifecta is refused, never misread):
 Every table is keyed by segment id first, so Citus can distribute them all by it (docs/scaling.md).
 
 Text is split here as SQLite's FTS5 splits it (runs of letters, digits and '_', lower-cased, accents
-removed, identifiers expanded by the domain), then stemmed with the server's `english_stem` dictionary
-(stop words are kept, as FTS5's porter keeps them), and stored as a weighted tsvector. Queries go through
-the same steps, so a word matches in both stores alike. Ranking is BM25-shaped: per query word, its
-inverse document frequency in the segment times `ts_rank` with the field weights, over a length norm.
+removed, identifiers expanded by the domain), then stemmed by the Porter stemmer, as FTS5's porter tokenizer
+stems it (the server's snowball `porter` dictionary, `trifecta_porter`; stop words are kept), and stored as a
+weighted tsvector. Queries go through the same steps, so a word matches in both stores alike. Ranking is
+FTS5's bm25 (per query phrase, its inverse document frequency in the segment times its weighted frequency
+over a length norm), and the any-word tiers are the SQLite store's: both stores rank alike
+(tests/integration/test_postgres_ranking.py; the path field weighs 1 here, 0.8 there: four weight classes).
 
 Writes: one transaction per batch of whole files (never half a file); one writer per segment through a
 session advisory lock (a second gets INDEX_LOCKED); writers of different segments never wait for each
@@ -37,7 +40,6 @@ import contextlib
 import functools
 import hashlib
 import inspect
-import itertools
 import json
 import math
 import re
@@ -66,6 +68,7 @@ from ..domain.calls import Edge
 from ..domain.code import Chunk, FileState, Symbol
 from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
+from . import sqlite_store
 from .sqlite_store import (  # the same rows, decoded the same way
     COMMON_WORDS_FROM_CHUNKS,
     MAX_PAIR_CLAUSES,
@@ -78,7 +81,15 @@ from .sqlite_store import (  # the same rows, decoded the same way
     edge_from_row,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+
+
+def coordination() -> float:
+    """The SQLite store's exponent of (m - 1) for a chunk holding m of the paired words (1 until it had one:
+    FTS5's pairs expression), so both stores rank the any-word tiers alike."""
+    return float(getattr(sqlite_store, "COORDINATION", 1.0))
+
+
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
@@ -147,7 +158,21 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS trifecta_edges_file ON trifecta_edges(segment_id, file_id);
     CREATE INDEX IF NOT EXISTS trifecta_edges_name ON trifecta_edges(segment_id, name);
     """,
+    # 4 -> 5: words stemmed by the Porter stemmer, as SQLite's FTS5 stems them (english_stem is Porter2,
+    # which splits and joins other words). A segment keeps the stemmer it was written with until its next
+    # writer rewrites it whole (PostgresIndex.writing).
+    """
+    ALTER TABLE trifecta_segments ADD COLUMN IF NOT EXISTS stemmer TEXT NOT NULL DEFAULT 'english_stem';
+    ALTER TABLE trifecta_segments ALTER COLUMN stemmer SET DEFAULT 'trifecta_porter';
+    DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_ts_dict WHERE dictname = 'trifecta_porter'
+                       AND dictnamespace = current_schema()::regnamespace) THEN
+            CREATE TEXT SEARCH DICTIONARY trifecta_porter (TEMPLATE = snowball, LANGUAGE = porter);
+        END IF;
+    END $$;
+    """,
 )
+STEMMER = "trifecta_porter"  # what new segments are written with (migration 4 -> 5)
 _TRIGRAM_INDEX = (
     "CREATE INDEX IF NOT EXISTS trifecta_chunks_trgm ON trifecta_chunks USING GIN (body gin_trgm_ops)"
 )
@@ -163,6 +188,7 @@ _SYMBOL_COLS = (
 _WORD = re.compile(r"\w+")
 _WORDY = re.compile(r"\w")
 _NON_WORD = re.compile(r"[^\w]+")
+_LEXEME = re.compile(r"'\w+'")  # a lexeme in tsquery text (word characters only: no quote inside)
 
 
 class IndexUnavailable(CodedError):
@@ -341,21 +367,32 @@ def _like(needle: str) -> str:
 
 
 class Stemmer:
-    """Words -> lexemes through the server's english_stem dictionary, cached for the process. A stop word
-    (an empty answer) is kept as it is, as FTS5's porter tokenizer keeps it."""
+    """Words -> lexemes through one of the server's text search dictionaries, cached for the process. A
+    stop word (an empty answer) is kept as it is. With the Porter dictionary, words of fewer than 3 or more
+    than 64 characters are kept as they are too, as FTS5's porter tokenizer keeps them (so the two stores
+    stem alike: 22k words of the stdlib, click and flask differ in 6)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dictionary: str) -> None:
+        self.dictionary = dictionary
         self._cache: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._kept = (3, 64) if dictionary == STEMMER else (0, 1 << 30)
 
     def learn(self, conn: Any, words: Iterable[str]) -> None:
+        shortest, longest = self._kept
         unknown = [w for w in set(words) if w not in self._cache]
-        if not unknown:
-            return
-        rows = conn.execute(
-            "SELECT w, ts_lexize('english_stem', w) FROM unnest(%s::text[]) AS w", (unknown,)
-        ).fetchall()
+        kept = [w for w in unknown if not shortest <= len(w) <= longest]
+        unknown = [w for w in unknown if shortest <= len(w) <= longest]
+        rows = (
+            conn.execute(
+                "SELECT w, ts_lexize(%s::regdictionary, w) FROM unnest(%s::text[]) AS w",
+                (self.dictionary, unknown),
+            ).fetchall()
+            if unknown
+            else []
+        )
         with self._lock:
+            self._cache.update((w, w) for w in kept)
             for word, lexemes in rows:
                 self._cache[word] = lexemes[0] if lexemes else word
 
@@ -363,7 +400,15 @@ class Stemmer:
         return self._cache[word]
 
 
-_STEMMER = Stemmer()
+_STEMMERS: dict[str, Stemmer] = {}
+
+
+def stemmer(dictionary: str) -> Stemmer:
+    """The process's stemmer of a dictionary (its cache is shared by every store of the process)."""
+    found = _STEMMERS.get(dictionary)
+    if found is None:
+        found = _STEMMERS.setdefault(dictionary, Stemmer(dictionary))
+    return found
 
 
 def _fields(ch: Chunk) -> list[tuple[str, str]]:
@@ -394,13 +439,23 @@ def tsvector_text(fields: Sequence[tuple[str, list[str]]], stem: Callable[[str],
     return " ".join(f"'{lex}':{','.join(p)}" for lex, p in positions.items()), pos
 
 
-def _tsquery_term(term: str, stem: Callable[[str], str], weights: str = "") -> str | None:
+def _tsquery_term(term: str, stem: Callable[[str], str]) -> str | None:
     """One query term as tsquery text: a lexeme, or a phrase of lexemes (`'a' <-> 'b'`) for a term of
     several words, as FTS5 reads a quoted string; None when it holds no word."""
-    lexemes = [f"'{stem(t)}'{':' + weights if weights else ''}" for t in _tokens(term)]
+    lexemes = [f"'{stem(t)}'" for t in _tokens(term)]
     if not lexemes:
         return None
     return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
+
+
+def _any(terms: Sequence[str]) -> str:
+    """tsquery text matching any of these terms (one term as it is)."""
+    return terms[0] if len(terms) == 1 else " | ".join(f"({t})" for t in terms)
+
+
+def _weighted(term: str, weights: str) -> str:
+    """A tsquery term (`'a'`, `('a' <-> 'b')`) matching only in fields of these weights (`'a':ABC`)."""
+    return _LEXEME.sub(rf"\g<0>:{weights}", term)
 
 
 class PostgresIndex(IndexWriter, IndexReader):
@@ -431,6 +486,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         self._df_cache: dict[str, int] = {}
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str, float] | None = None
+        self._dictionary = STEMMER  # the segment's stemmer (trifecta_segments.stemmer), learnt by _fresh
 
     # ---------------------------------------------------------------- lifecycle
     @property
@@ -578,12 +634,37 @@ class PostgresIndex(IndexWriter, IndexReader):
             time.sleep(0.1)
         self._lock_depth = 1
         try:
+            self._restem(sid)
             yield
         finally:
             self._lock_depth = 0
             if self._connection is not None and not self._connection.closed:
                 with contextlib.suppress(Exception):
                     self._connection.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, sid))
+
+    @_guard
+    def _restem(self, sid: int) -> None:
+        """A segment written with an older stemmer is emptied under its writer lock, so this run writes it
+        whole with the current one (its old lexemes would not match the words a query is stemmed into now):
+        as the SQLite store rebuilds a file of another schema version. Searchers see it rebuilt."""
+        self._fresh_at = float("-inf")
+        self._fresh()
+        if self._dictionary == STEMMER:
+            return
+        with self._conn.transaction():
+            self._conn.execute("SELECT id FROM trifecta_segments WHERE id=%s FOR UPDATE", (sid,))
+            for table in (
+                "trifecta_chunks", "trifecta_symbols", "trifecta_edges", "trifecta_files", "trifecta_skipped_files",
+            ):  # fmt: skip
+                self._conn.execute(f"DELETE FROM {table} WHERE segment_id=%s", (sid,))
+            self._conn.execute(
+                "UPDATE trifecta_segments SET stemmer=%s, built_at='', generation = generation + 1 WHERE id=%s",
+                (STEMMER, sid),
+            )
+        detail = f"segment {self.segment!r} was stemmed with {self._dictionary}; rewritten with {STEMMER}"
+        self.rebuilt = {"reason": "stemmer", "detail": detail, "kept": ""}
+        self._fresh_at = float("-inf")
+        self._fresh()
 
     @_guard
     def _try_lock(self, sid: int) -> bool:
@@ -605,9 +686,11 @@ class PostgresIndex(IndexWriter, IndexReader):
             return
         self._fresh_at = now
         row = self._conn.execute(
-            "SELECT generation FROM trifecta_segments WHERE id=%s", (self._sid,)
+            "SELECT generation, stemmer FROM trifecta_segments WHERE id=%s", (self._sid,)
         ).fetchone()
         generation = int(row[0]) if row else -1
+        if row:
+            self._dictionary = row[1]
         if generation != self._generation:
             self._generation = generation
             self._forget()
@@ -681,10 +764,12 @@ class PostgresIndex(IndexWriter, IndexReader):
         """The chunk rows of a file, tsvector and token count included (tokenized and stemmed here)."""
         chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in up.parsed.chunks]
         tokenized = [[(w, _tokens(text)) for w, text in _fields(ch)] for ch in chunks]
-        _STEMMER.learn(self._conn, (t for fields in tokenized for _, tokens in fields for t in tokens))
+        self._fresh()
+        stems = stemmer(self._dictionary)
+        stems.learn(self._conn, (t for fields in tokenized for _, tokens in fields for t in tokens))
         rows = []
         for ch, fields in zip(chunks, tokenized, strict=True):
-            tsv, n_tokens = tsvector_text(fields, _STEMMER.lexeme)
+            tsv, n_tokens = tsvector_text(fields, stems.lexeme)
             rows.append(
                 (
                     ch.id, ch.path, ch.start_line, ch.end_line, ch.kind.value, ch.language, ch.symbol,
@@ -740,7 +825,17 @@ class PostgresIndex(IndexWriter, IndexReader):
                 ) as copy:
                     for e in parsed.edges:
                         copy.write_row(
-                            (sid, file_id, e.kind.value, e.caller, e.line, e.column, e.name, _text(e.text), e.alias)
+                            (
+                                sid,
+                                file_id,
+                                e.kind.value,
+                                e.caller,
+                                e.line,
+                                e.column,
+                                e.name,
+                                _text(e.text),
+                                e.alias,
+                            )
                         )
             if chunk_rows:
                 with cur.copy(
@@ -815,50 +910,58 @@ class PostgresIndex(IndexWriter, IndexReader):
         )
 
     def _stem(self, words: Iterable[str]) -> Callable[[str], str]:
-        _STEMMER.learn(self._conn, words)
-        return _STEMMER.lexeme
+        self._fresh()
+        stems = stemmer(self._dictionary)
+        stems.learn(self._conn, words)
+        return stems.lexeme
 
     @_guard
     def search_terms(
         self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
     ) -> list[ScoredChunk]:
+        """The SQLite store's search_terms, rule for rule: the same clauses (a word's alternatives, kept
+        apart even when they stem alike: FTS5 scores every phrase of the expression on its own), the same
+        common-word filter and the same any-word tiers, each ranked as FTS5 ranks it."""
         stem = self._stem(t for group in groups for term in group for t in _tokens(term))
         clauses: list[list[str]] = []  # per query word, its alternatives as tsquery terms
         for group in groups:
-            alts = [q for q in dict.fromkeys(_tsquery_term(t, stem) for t in group) if q]
+            alts = [q for q in (_tsquery_term(t, stem) for t in dict.fromkeys(group)) if q]
             if alts:
                 clauses.append(alts)
         if not clauses:
             return []
-        texts = [" | ".join(alts) for alts in clauses]
         n_chunks = self._counts()[3]
-        if not require_all and len(texts) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
+        if not require_all and len(clauses) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
             # as the SQLite store: a word in a quarter of the chunks or more is left out of an any-word query
-            rare = [i for i, t in enumerate(texts) if self._doc_frequency(t) <= n_chunks / 4]
-            if rare:
-                clauses = [clauses[i] for i in rare]
-                texts = [texts[i] for i in rare]
-        # FTS5's bm25 scores each phrase of the expression (every alternative of every word) on its own
-        scoring = [(p, self._idf(p, n_chunks)) for p in dict.fromkeys(p for alts in clauses for p in alts)]
-        if require_all or len(texts) == 1:
-            joined = " & " if require_all else " | "
-            return self._ranked(joined.join(f"({t})" for t in texts), scoring, limit)
-        # Any word, in tiers as the SQLite store: first the chunks that name one of two words (name,
-        # signature, docstring: weights A-C), or that hold two of three or more; then any chunk holding one.
-        if len(texts) == 2:
-            named = [_tsquery_term(t, stem, "ABC") for c in groups for t in c]
-            first = " | ".join(q for q in dict.fromkeys(named) if q)
-        else:
-            pairs = itertools.combinations(texts[:MAX_PAIR_CLAUSES], 2)
-            first = " | ".join(f"(({a}) & ({b}))" for a, b in pairs)
+            rare = [alts for alts in clauses if self._doc_frequency(_any(alts)) <= n_chunks / 4]
+            clauses = rare or clauses
+        if require_all or len(clauses) == 1:
+            expr = (" & " if require_all else " | ").join(f"({_any(alts)})" for alts in clauses)
+            return self._ranked(expr, self._scoring([p for alts in clauses for p in alts], n_chunks), limit)
+        if len(clauses) > 2:
+            return self._ranked_any(clauses, n_chunks, limit)
+        # Two words: first the chunks that name one of them (name, qualname, signature, doc: weights A-C;
+        # as in FTS5's column filter, only those fields count, for the match, the frequency and the idf),
+        # then any chunk holding one.
+        named_phrases = [_weighted(p, "ABC") for alts in clauses for p in alts]
+        tiers = (
+            (_any(named_phrases), self._scoring(named_phrases, n_chunks)),
+            (
+                _any([_any(alts) for alts in clauses]),
+                self._scoring([p for alts in clauses for p in alts], n_chunks),
+            ),
+        )
         found: list[ScoredChunk] = []
         seen: set[str] = set()
-        for expr in (first, " | ".join(f"({t})" for t in texts)):
+        for expr, scoring in tiers:
             found += [sc for sc in self._ranked(expr, scoring, limit) if sc.chunk.id not in seen]
             if len(found) >= limit:
                 break
             seen = {sc.chunk.id for sc in found}
         return found[:limit]
+
+    def _scoring(self, phrases: Sequence[str], n_chunks: int) -> list[tuple[str, float]]:
+        return [(p, self._idf(p, n_chunks)) for p in phrases]
 
     def _idf(self, text: str, n_chunks: int) -> float:
         """FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
@@ -875,24 +978,59 @@ class PostgresIndex(IndexWriter, IndexReader):
             ).fetchone()[0]
         return self._df_cache[text]
 
-    def _ranked(self, expr: str, scoring: Sequence[tuple[str, float]], limit: int) -> list[ScoredChunk]:
-        """Chunks matching `expr`, ranked by FTS5's bm25 (k1 1.2, b 0.75) over the weighted frequency of each
-        phrase: for a single word, ts_rank_cd without normalization is the sum of its occurrences' weights
-        (RANK_WEIGHTS are the field weights / 10, as ts_rank_cd takes weights up to 1)."""
+    def _bm25(self, scoring: Sequence[tuple[str, float]]) -> tuple[str, list[object]]:
+        """SQL (and its parameters) of FTS5's bm25 (k1 1.2, b 0.75) of chunk `c` over these phrases: per
+        phrase, its idf times its weighted frequency through the length norm. For a single word or phrase,
+        ts_rank_cd without normalization is the sum of its occurrences' weights (RANK_WEIGHTS are the field
+        weights / 10, as ts_rank_cd takes weights up to 1). A phrase that does not occur scores 0."""
+        if not scoring:
+            return "0", []
         mean = self._counts(check=False)[5]
         # idf * f * (k1 + 1) / (f + K) written as idf * (k1 + 1) * (1 - K / (f + K)): f (one ts_rank_cd call)
         # appears once; K = k1 * (1 - b + b * |D| / avgdl)
         norm = "(%s * (1 - %s + %s * c.n_tokens / %s))"
-        freq = f"10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, %s::tsquery, 0)"
-        terms = " + ".join(f"%s * (1 - {norm} / ({freq} + {norm}))" for _ in scoring)
+        # rounded: a sum of the integer field weights, without float4's noise (which reordered near ties)
+        freq = f"round(10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, %s::tsquery, 0))"
         k = (BM25_K1, BM25_B, BM25_B, mean)
-        params = [p for text, idf in scoring for p in (idf * (BM25_K1 + 1), *k, text, *k)]
+        sql = " + ".join(f"%s * (1 - {norm} / ({freq} + {norm}))" for _ in scoring)
+        return sql, [p for text, idf in scoring for p in (idf * (BM25_K1 + 1), *k, text, *k)]
+
+    def _ranked(self, expr: str, scoring: Sequence[tuple[str, float]], limit: int) -> list[ScoredChunk]:
+        """Chunks matching `expr`, best bm25 over `scoring` first; ties in the order they were written."""
+        score, params = self._bm25(scoring)
         rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, s.score FROM (SELECT c.id, ({terms}) AS score "
+            f"SELECT {_CHUNK_COLS}, s.score FROM (SELECT c.id, ({score}) AS score "
             "FROM trifecta_chunks c WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery "
             "ORDER BY score DESC, c.id LIMIT %s) AS s "
             "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.score DESC, s.id",
             (*params, self._sid, expr, limit, self._sid),
+        ).fetchall()
+        return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
+
+    def _ranked_any(self, clauses: Sequence[Sequence[str]], n_chunks: int, limit: int) -> list[ScoredChunk]:
+        """Any of three or more words, in the SQLite store's two tiers (SqliteIndex._ranked_any): the chunks
+        holding at least two of the first MAX_PAIR_CLAUSES words, a chunk holding m of them scored
+        (m - 1) ** coordination() times the sum of their bm25; then the chunks holding one, scored by the sum
+        over every word. Ties in the order they were written. One statement: every clause's score is computed
+        once per matching chunk."""
+        columns, params = [], []
+        for i, alts in enumerate(clauses):
+            held = f"(c.tsv @@ %s::tsquery)::int AS h{i}, " if i < MAX_PAIR_CLAUSES else ""
+            score, score_params = self._bm25(self._scoring(alts, n_chunks))
+            columns.append(f"{held}({score}) AS s{i}")
+            params += ([_any(alts)] if held else []) + score_params
+        n_pair = min(len(clauses), MAX_PAIR_CLAUSES)
+        held = " + ".join(f"h{i}" for i in range(n_pair))
+        paired = " + ".join(f"s{i}" for i in range(n_pair))
+        total = " + ".join(f"s{i}" for i in range(len(clauses)))
+        rows = self._conn.execute(
+            f"SELECT {_CHUNK_COLS}, s.score FROM ("
+            f"SELECT id, {held} >= 2 AS paired, CASE WHEN {held} >= 2 THEN power({held} - 1, %s) * ({paired}) "
+            f"ELSE {total} END AS score FROM (SELECT c.id, {', '.join(columns)} FROM trifecta_chunks c "
+            "WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery OFFSET 0) AS m "
+            "ORDER BY paired DESC, score DESC, id LIMIT %s) AS s "
+            "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.paired DESC, s.score DESC, s.id",
+            (coordination(), *params, self._sid, _any([_any(alts) for alts in clauses]), limit, self._sid),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
 
