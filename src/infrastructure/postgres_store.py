@@ -17,7 +17,8 @@ lock; a database from a newer trifecta is refused, never misread):
         GIN (tsv): weighted full text, name A, qualname and signature B, doc C, body and path D
         GIN (body gin_trgm_ops): substring and regex prefilter (pg_trgm; without it look-ups scan)
     trifecta_rewrite_cache(segment_id, query, model, vocabulary_version, terms, focus, created_at)
-    trifecta_embeddings(segment_id, chunk_id, text_sha, model, dim, vec float4[])  (pgvector not needed)
+    trifecta_embeddings(segment_id, chunk_id, text_sha, model, dim, vec float4[]), trifecta_embedded_files:
+                                                      vectors (pg_vector_store; pgvector used when present)
 
 Every table is keyed by segment id first, so Citus can distribute them all by it (docs/scaling.md).
 
@@ -81,7 +82,7 @@ from .sqlite_store import (  # the same rows, decoded the same way
     edge_from_row,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def coordination() -> float:
@@ -170,6 +171,14 @@ _MIGRATIONS: tuple[str, ...] = (
             CREATE TEXT SEARCH DICTIONARY trifecta_porter (TEMPLATE = snowball, LANGUAGE = porter);
         END IF;
     END $$;
+    """,
+    # 5 -> 6: vectors kept in step per file, as in the SQLite file (pg_vector_store.PostgresVectorStore)
+    """
+    ALTER TABLE trifecta_segments ADD COLUMN IF NOT EXISTS vectors_generation BIGINT NOT NULL DEFAULT 0;
+    CREATE TABLE IF NOT EXISTS trifecta_embedded_files(
+        segment_id INTEGER NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, model TEXT NOT NULL,
+        chunk_ids TEXT NOT NULL, PRIMARY KEY (segment_id, path));
+    CREATE INDEX IF NOT EXISTS trifecta_embeddings_model ON trifecta_embeddings(segment_id, model);
     """,
 )
 STEMMER = "trifecta_porter"  # what new segments are written with (migration 4 -> 5)
@@ -1209,6 +1218,30 @@ class PostgresIndex(IndexWriter, IndexReader):
             "SELECT content FROM trifecta_files WHERE segment_id=%s AND path=%s", (self._sid, path)
         ).fetchone()
         return row[0].encode("utf-8") if row and row[0] is not None else None
+
+    # ---------------------------------------------------------------- for the vector store beside it
+    def segment_key(self) -> int:
+        """This segment's id in the database's tables."""
+        return self._sid
+
+    @_guard
+    def run(self, sql: str, params: Sequence[object] = ()) -> Any:
+        """One statement on this store's connection (parameters only); its cursor."""
+        return self._conn.execute(sql, params)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """The connection inside one transaction: committed whole or rolled back; failures named."""
+        try:
+            conn = self._conn
+            with conn.transaction():
+                yield conn
+        except Exception as exc:
+            self._raise_named(exc)
+
+    @_guard
+    def has_pgvector(self) -> bool:
+        return _has_extension(self._conn, "vector")
 
     @_guard
     def segments(self) -> list[str]:

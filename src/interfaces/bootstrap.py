@@ -206,9 +206,14 @@ def bootstrap(
         telemetry_dir(settings.segment), enabled=settings.telemetry, max_bytes=settings.telemetry_max_bytes
     )
     if embedder is not None:
+        from ..infrastructure.pg_vector_store import PostgresVectorStore
         from ..infrastructure.vector_store import SqliteVectorStore
 
-        vectors = SqliteVectorStore(settings.db_path)
+        vectors: SqliteVectorStore | PostgresVectorStore = (
+            PostgresVectorStore(store)
+            if isinstance(store, PostgresIndex)
+            else SqliteVectorStore(settings.db_path)
+        )
         closers.append(vectors.close)
         if hasattr(embedder, "close"):
             closers.append(embedder.close)
