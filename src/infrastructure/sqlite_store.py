@@ -1054,7 +1054,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             chosen += [(int(i), float(s)) for i, s in zip(rest_ids[order], rest_total[order], strict=True)]
         if not chosen:
             return []
-        rows = {}
+        rows: dict[int, Any] = {}
         for start in range(0, len(chosen), 500):  # under SQLite's limit of bound parameters
             batch = [rowid for rowid, _ in chosen[start : start + 500]]
             sql = (
