@@ -69,9 +69,9 @@ from ..domain.calls import Edge
 from ..domain.code import Chunk, FileState, Symbol
 from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus
-from . import sqlite_store
 from .sqlite_store import (  # the same rows, decoded the same way
     COMMON_WORDS_FROM_CHUNKS,
+    COORDINATION,
     MAX_PAIR_CLAUSES,
     IndexLocked,
     _chunk,
@@ -83,12 +83,6 @@ from .sqlite_store import (  # the same rows, decoded the same way
 )
 
 SCHEMA_VERSION = 6
-
-
-def coordination() -> float:
-    """The SQLite store's exponent of (m - 1) for a chunk holding m of the paired words (1 until it had one:
-    FTS5's pairs expression), so both stores rank the any-word tiers alike."""
-    return float(getattr(sqlite_store, "COORDINATION", 1.0))
 
 
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
@@ -1019,7 +1013,7 @@ class PostgresIndex(IndexWriter, IndexReader):
     def _ranked_any(self, clauses: Sequence[Sequence[str]], n_chunks: int, limit: int) -> list[ScoredChunk]:
         """Any of three or more words, in the SQLite store's two tiers (SqliteIndex._ranked_any): the chunks
         holding at least two of the first MAX_PAIR_CLAUSES words, a chunk holding m of them scored
-        (m - 1) ** coordination() times the sum of their bm25; then the chunks holding one, scored by the sum
+        (m - 1) ** COORDINATION (the SQLite store's) times the sum of their bm25; then the chunks holding one, scored by the sum
         over every word. Ties in the order they were written. One statement: every clause's score is computed
         once per matching chunk."""
         columns, params = [], []
@@ -1039,7 +1033,7 @@ class PostgresIndex(IndexWriter, IndexReader):
             "WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery OFFSET 0) AS m "
             "ORDER BY paired DESC, score DESC, id LIMIT %s) AS s "
             "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.paired DESC, s.score DESC, s.id",
-            (coordination(), *params, self._sid, _any([_any(alts) for alts in clauses]), limit, self._sid),
+            (COORDINATION, *params, self._sid, _any([_any(alts) for alts in clauses]), limit, self._sid),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
 
