@@ -108,9 +108,15 @@ def _parse_source(path: str, text: str, language: str) -> ParsedFile:
 
 
 def parse_item(item: tuple[str, str]) -> tuple[str, ParsedFile]:
-    """A file parsed with its chunks' search fields filled (identifier splitting, in the parser's worker)."""
+    """A file parsed with its chunks' search fields filled (identifier splitting, in the parser's worker)
+    and its edges as plain rows (``ParsedFile.edge_rows``)."""
     parsed = parse_source(*item)
-    return item[0], attrs.evolve(parsed, chunks=tuple(chunk.with_search_fields() for chunk in parsed.chunks))
+    return item[0], attrs.evolve(
+        parsed,
+        chunks=tuple(chunk.with_search_fields() for chunk in parsed.chunks),
+        edges=(),
+        edge_rows=parsed.edge_table(),  # plain rows cross the worker pipe 10x cheaper than Edge objects
+    )
 
 
 class SourceParser(CodeParser):

@@ -822,24 +822,13 @@ class PostgresIndex(IndexWriter, IndexReader):
                                 s.exported,
                             )
                         )  # fmt: skip
-            if parsed.edges:
+            edge_rows = parsed.edge_table()
+            if edge_rows:
                 with cur.copy(
                     "COPY trifecta_edges(segment_id, file_id, kind, caller, line, col, name, text, alias) FROM STDIN"
                 ) as copy:
-                    for e in parsed.edges:
-                        copy.write_row(
-                            (
-                                sid,
-                                file_id,
-                                e.kind.value,
-                                e.caller,
-                                e.line,
-                                e.column,
-                                e.name,
-                                _text(e.text),
-                                e.alias,
-                            )
-                        )
+                    for kind, caller, line, col, name, text, alias in edge_rows:
+                        copy.write_row((sid, file_id, kind, caller, line, col, name, _text(text), alias))
             if chunk_rows:
                 with cur.copy(
                     "COPY trifecta_chunks(segment_id, file_id, chunk_id, path, start_line, end_line, kind, "

@@ -271,28 +271,42 @@ _NOT_NODES = frozenset(
     {"ctx", "op", "id", "attr", "name", "arg", "module", "level", "kind", "type_comment", "asname", "simple",
      "is_async", "conversion", "names", "tag", "type_ignores", "kwd_attrs"}
 )  # fmt: skip
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {type(None): (), str: (), ast.Constant: ()}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # per node type: its fields that may hold nodes
+# Values the walk never looks into: leaves (a third of a tree's nodes are names and constants) and the
+# non-node values some fields hold (`MatchSingleton.value` is True, `MatchMapping.rest` a string).
+_LEAVES = frozenset({type(None), str, bytes, int, float, complex, bool, type(...), ast.Name, ast.Constant,
+                     ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})  # fmt: skip
+# What the edge walk reads: calls, imports, and what gives a variable its type.
+_WANTED = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.For, ast.AsyncFor, ast.Import,
+                     ast.ImportFrom})  # fmt: skip
 
 
 def _nodes(tree: ast.AST) -> list[Any]:
-    """Every node of the tree (depth first): `ast.walk` without its generators and without visiting
-    expression contexts and operators, 2.5x faster on the standard library."""
+    """The nodes of the tree the edge walk reads (depth first): `ast.walk` without its generators, without
+    visiting expression contexts, operators and leaves, and keeping only the kinds in `_WANTED` (2.7x
+    faster than `ast.walk` on the standard library)."""
     out: list[Any] = []
     stack: list[Any] = [tree]
     pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
     fields_of = _CHILD_FIELDS.get
+    leaves, wanted = _LEAVES, _WANTED
     while stack:
         node = pop()
-        add(node)
         kind = type(node)
+        if kind in leaves:
+            continue
+        if kind in wanted:
+            add(node)
         fields = fields_of(kind)
         if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+            fields = _CHILD_FIELDS[kind] = tuple(
+                f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES
+            )
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                extend(v for v in value if isinstance(v, ast.AST))  # Global.names holds strings
-            elif isinstance(value, ast.AST):  # MatchSingleton.value is True, False or None
+                extend(value)  # a string or None in a list (`Dict.keys`) is a leaf, skipped when popped
+            elif value is not None:
                 push(value)
     return out
 

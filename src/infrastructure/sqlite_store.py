@@ -55,7 +55,8 @@ from ..application.ports import (
     ScoredChunk,
     StoredFile,
 )
-from ..domain.calls import Edge, EdgeKind
+from ..domain.calls import Edge
+from ..domain.calls import edge_from_row as _edge_from_row
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.contract import ErrorCode
 from ..domain.terms import expand_identifiers
@@ -344,13 +345,9 @@ def _symbol(row: Sequence[object]) -> Symbol:
     )
 
 
-_EDGE_KINDS = {k.value: k for k in EdgeKind}  # a dict look-up: EdgeKind(value) costs 7 us a row
-
-
 def edge_from_row(row: Sequence[Any]) -> Edge:
     """(kind, caller, line, col, name, text, alias) -> Edge, for both stores."""
-    return Edge(kind=_EDGE_KINDS[row[0]], caller=row[1], line=row[2], column=row[3], name=row[4], text=row[5],
-                alias=row[6])  # fmt: skip
+    return _edge_from_row(row)
 
 
 def edge_filter(
@@ -859,10 +856,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         )  # fmt: skip
         c.executemany(
             "INSERT INTO edges(file_id, kind, caller, line, col, name, text, alias) VALUES (?,?,?,?,?,?,?,?)",
-            [
-                (file_id, e.kind.value, e.caller, e.line, e.column, e.name, e.text, e.alias)
-                for e in parsed.edges
-            ],
+            [(file_id, *row) for row in parsed.edge_table()],
         )
         base = c.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
         chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in parsed.chunks]

@@ -311,3 +311,17 @@ def test_the_parser_types_variables_as_python_reads_them_and_records_star_import
     assert receivers[("outer.callback", "future.set_result")] == "concurrent.futures.Future"  # a closure's
     [star] = [e for e in edges if e.kind is EdgeKind.IMPORT and e.name == "*"]
     assert (star.text, star.alias) == (".helpers", "") and star_imports(edges) == (star,)
+
+
+def test_parsed_edges_cross_the_worker_pipe_as_plain_rows_and_read_back_the_same() -> None:
+    import pickle
+
+    from trifecta.domain.calls import edge_from_row
+    from trifecta.infrastructure.code_parser import parse_item
+
+    direct = parse_python("pkg/mod.py", SCOPES)
+    _, sent = pickle.loads(pickle.dumps(parse_item(("pkg/mod.py", SCOPES)), protocol=pickle.HIGHEST_PROTOCOL))
+    assert sent.edges == () and all(type(row) is tuple for row in sent.edge_rows)
+    assert sent.edge_table() == direct.edge_table() and len(direct.edge_table()) == len(direct.edges)
+    assert tuple(edge_from_row(row) for row in sent.edge_rows) == direct.edges
+    assert pickle.loads(pickle.dumps(direct.edges)) == direct.edges
