@@ -1,0 +1,176 @@
+"""Callers from the index compared with typescript-language-server's references, on a TypeScript project.
+
+    npm install --prefix /tmp/tsls typescript-language-server@6.0.2 typescript@5
+    npm pack rxjs@7.8.1 && tar -xzf rxjs-7.8.1.tgz            # rxjs ships its .ts sources in package/src
+    mkdir rxjs && cp -r package/src package/tsconfig.json rxjs/  # the sources and the project's tsconfig
+    python bench/callers_vs_tsserver.py --tree rxjs --server-bin /tmp/tsls/node_modules/.bin --n 50
+
+The tree is copied to a temp dir and indexed there. For N random functions and methods (constructors left
+out) of the .ts files (declaration files left out), it asks `engine.callers(uri, limit=500)` twice (the first
+ask and the second, as in callers_vs_jedi.py) and the server's `textDocument/references` at the definition's
+name (declaration excluded), through Trifecta's own LSP adapter, and compares the (path, line) sets inside the
+tree:
+
+- trifecta: the hits resolved `exact` or `import`;
+- the server: every reference but import/export lines and the definition's own line.
+
+Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
+the server's references that are calls (the name followed by `(` or a type argument list, not a method
+declaration: the server also lists overrides in subclasses, and `{@link name}` in comments). The server's
+own latency is listed for comparison (warm: one references request made first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trifecta
+
+_IMPORT_OR_EXPORT = re.compile(r"\s*(import\b|export\s*(\*|\{[^}]*\}\s*from|\{))")
+# what may stand before a method's name where it is declared (an override in a subclass: not a call)
+_DECLARATION = re.compile(r"^\s*((public|protected|private|static|async|override|abstract|readonly)\s+)*$")
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else 0.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", required=True)
+    ap.add_argument(
+        "--server-bin", default="", help="a folder holding typescript-language-server (PATH first)"
+    )
+    ap.add_argument("--n", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--json", default="")
+    args = ap.parse_args()
+    if args.server_bin:
+        os.environ["PATH"] = f"{Path(args.server_bin).resolve()}{os.pathsep}{os.environ['PATH']}"
+
+    from trifecta.application.zoom_ast import uri_of
+    from trifecta.infrastructure.language_servers import SERVERS
+    from trifecta.infrastructure.lsp_client import StdioLanguageServer
+    from trifecta.interfaces.bootstrap import selector_rules
+
+    work = Path(tempfile.mkdtemp(prefix="callers-tsserver-"))
+    tree = work / "tree"
+    shutil.copytree(args.tree, tree, ignore=shutil.ignore_patterns("node_modules", ".trifecta"))
+    engine = trifecta.open(tree, db_path=str(work / "index.db"))
+    started = time.perf_counter()
+    engine.index(full=True)
+    print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    rules = selector_rules()["typescript"]
+    pool = []
+    for path, symbol in engine._app.store.all_symbols():  # noqa: SLF001 - a benchmark reads the index directly
+        if not path.endswith(".ts") or path.endswith(".d.ts"):
+            continue
+        if symbol.kind.value not in ("function", "method") or symbol.name == "constructor":
+            continue
+        stem = rules.stem(path)
+        if stem is None or uri_of(stem, symbol.qualname, "typescript") is None:
+            continue
+        pool.append((path, symbol, uri_of(stem, symbol.qualname, "typescript")))
+    pool.sort(key=lambda p: (p[0], p[1].start_line))
+    picked = random.Random(args.seed).sample(pool, min(args.n, len(pool)))
+
+    spec = next(s for s in SERVERS if s.name == "typescript")
+    server = StdioLanguageServer(tree, spec=spec, timeout=args.timeout)
+    rows = []
+    second: list[float] = []
+    first: list[float] = []
+    server_ms: list[float] = []
+    shared = ours_n = theirs_n = calls_n = shared_calls = 0
+    try:
+        for path, symbol, uri in picked:
+            t = time.perf_counter()
+            engine.callers(str(uri), limit=500)
+            first.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            response = engine.callers(str(uri), limit=500).to_dict()
+            second.append((time.perf_counter() - t) * 1000)
+            ours = {
+                (h["path"], h["line"])
+                for h in (response["data"] or {}).get("hits", [])
+                if h["resolution"] in ("exact", "import")
+            }
+            text = (tree / path).read_text(errors="replace")
+            found = re.search(rf"\b{re.escape(symbol.name)}\b", text.split("\n")[symbol.def_line - 1])
+            column = found.start() if found else 0
+            t = time.perf_counter()
+            try:
+                server.references(path, text, symbol.def_line, column)  # the first ask loads the project
+                t = time.perf_counter()
+                refs = server.references(path, text, symbol.def_line, column)
+            except Exception as exc:  # noqa: BLE001 - counted, never fatal
+                rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
+                continue
+            server_ms.append((time.perf_counter() - t) * 1000)
+            theirs: set[tuple[str, int]] = set()
+            calls: set[tuple[str, int]] = set()
+            for ref in refs:
+                if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
+                    continue
+                source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
+                if _IMPORT_OR_EXPORT.match(source):
+                    continue
+                theirs.add((ref.path, ref.line))
+                after = source[ref.character + len(symbol.name) :]  # UTF-16 = str index for ASCII sources
+                declares = _DECLARATION.match(source[: ref.character]) and re.search(
+                    r"\)\s*(:[^=]*)?\{\s*$", after
+                )
+                if re.match(r"\s*(<[^()]*>)?\s*\(", after) and not declares:
+                    calls.add((ref.path, ref.line))
+            both = ours & theirs
+            shared += len(both)
+            ours_n += len(ours)
+            theirs_n += len(theirs)
+            calls_n += len(calls)
+            shared_calls += len(ours & calls)
+            rows.append(
+                {"uri": uri, "trifecta": len(ours), "server": len(theirs), "server_calls": len(calls),
+                 "shared": len(both), "only_trifecta": sorted(ours - theirs), "only_server": sorted(theirs - ours),
+                 "callers_ms": round(second[-1], 2), "server_ms": round(server_ms[-1], 1)}
+            )  # fmt: skip
+    finally:
+        server.close()
+        engine.close()
+        shutil.rmtree(work, ignore_errors=True)
+    summary = {
+        "symbols": len(picked),
+        "errors_server": sum(1 for r in rows if "error" in r),
+        "trifecta_callers": ours_n,
+        "server_references": theirs_n,
+        "shared": shared,
+        "precision": round(shared / ours_n, 3) if ours_n else 1.0,
+        "recall": round(shared / theirs_n, 3) if theirs_n else 1.0,
+        "recall_call_sites": round(shared_calls / calls_n, 3) if calls_n else 1.0,
+        "callers_p50_ms": round(statistics.median(second), 2) if second else 0,
+        "callers_p95_ms": round(pct(second, 0.95), 2),
+        "callers_first_p95_ms": round(pct(first, 0.95), 2),
+        "server_references_p50_ms": round(statistics.median(server_ms), 1) if server_ms else 0,
+        "server_references_p95_ms": round(pct(server_ms, 0.95), 1),
+    }
+    print("| measure | value | target |\n|---|---|---|")
+    targets = {"precision": ">= 0.9", "recall": ">= 0.85", "callers_p95_ms": "< 30"}
+    for key, value in summary.items():
+        print(f"| {key} | {value} | {targets.get(key, '')} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
