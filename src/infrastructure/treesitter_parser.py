@@ -177,7 +177,17 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     definition. A call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import
     binds its alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`)."""
     found: dict[tuple[int, int], tuple[int, Edge]] = {}
+    typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
     for pattern, captures in matches:
+        if "reference.typed" in captures and "typed.type" in captures:
+            if "typed.name" in captures:
+                variable = _text(captures["typed.name"][0])
+            elif "typed.field" in captures:
+                variable = "this." + _text(captures["typed.field"][0])
+            else:
+                continue
+            typed[captures["reference.typed"][0].start_byte] = (variable, _text(captures["typed.type"][0]))
+            continue
         if "reference.call" in captures and "call.name" in captures:
             node, name_node = captures["reference.call"][0], captures["call.name"][0]
             name = _text(name_node)
@@ -208,19 +218,53 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
         if key not in found or found[key][0] > pattern:
             found[key] = (pattern, edge)
     ordered = sorted(found.items())
+    scopes = _enclosing([start for (start, _), _ in ordered] + sorted(typed), defs)
+    types: dict[tuple[str, str], str] = {}
+    for start, scope in zip(sorted(typed), scopes[len(ordered) :], strict=True):
+        variable, type_text = typed[start]
+        if scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):  # the variable is a definition itself
+            scope = scope.rsplit(".", 1)[0] if "." in scope else ""
+        types[(scope, variable)] = type_text
     out: list[Edge] = []
+    for (_, (_, edge)), caller in zip(ordered, scopes[: len(ordered)], strict=True):
+        if edge.kind is EdgeKind.CALL and types and "." in edge.text:
+            edge = attrs.evolve(edge, alias=_receiver_type(types, caller, edge.text.rsplit(".", 1)[0]))
+        out.append(attrs.evolve(edge, caller=caller) if caller else edge)
+    return tuple(out)
+
+
+def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
+    """The qualified name of the innermost definition around each position (``starts`` sorted in runs: each
+    run is swept on its own), "" at the top level."""
+    out: list[str] = []
     stack: list[_Def] = []
     i = 0
-    for (start, _), (_, edge) in ordered:  # a sweep: definitions and edges both in source order
-        while i < len(defs) and defs[i].node.start_byte <= start:
+    last = -1
+    for start in starts:
+        if start < last:  # a new sorted run
+            stack, i = [], 0
+        last = start
+        while i < len(defs) and defs[i].node.start_byte <= start:  # a sweep: both in source order
             while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
                 stack.pop()
             stack.append(defs[i])
             i += 1
         while stack and stack[-1].node.end_byte <= start:
             stack.pop()
-        out.append(attrs.evolve(edge, caller=stack[-1].qualname) if stack else edge)
-    return tuple(out)
+        out.append(stack[-1].qualname if stack else "")
+    return out
+
+
+def _receiver_type(types: dict[tuple[str, str], str], caller: str, receiver: str) -> str:
+    """The type a receiver (`source`, `this.store`) was declared with, in the caller or a scope around it
+    (a class for `this.<field>`, the module for a top-level variable); "" when none says."""
+    receiver = re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
+    parts = caller.split(".") if caller else []
+    for end in range(len(parts), -1, -1):
+        found = types.get((".".join(parts[:end]), receiver))
+        if found:
+            return found
+    return ""
 
 
 _BLOCK_START = re.compile(rb"^[^\s})\]]", re.MULTILINE)

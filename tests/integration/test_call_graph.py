@@ -255,3 +255,13 @@ def test_mcp_all_serves_the_graph_tools_per_segment_from_a_shared_index_with_no_
     assert impact["status"] == "ok" and impact["data"]["total"] >= 1
     assert definition["data"]["definitions"][0]["symbol"] == "helper"
     assert unknown["errors"][0]["code"] == "SEGMENT_NOT_FOUND"
+
+
+def test_typescript_receivers_typed_by_annotations_fields_and_new_reach_the_method(
+    engine: trifecta.Engine,
+) -> None:
+    assert hits(engine.callers("sym://typescript/type/ts/src/util/Greeter#greet")) == [
+        ("ts/src/main.ts", 6, "main", "exact", "g.greet"),  # const g = new Greeter()
+        ("ts/src/shop.ts", 11, "Shop.welcome", "exact", "guest.greet"),  # guest: Greeter
+        ("ts/src/shop.ts", 11, "Shop.welcome", "exact", "this.greeter.greet"),  # private greeter: Greeter
+    ]
