@@ -180,8 +180,9 @@ def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
 def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, partial: bool = True) -> int:
     """How well a definition's module matches an import's: 0 not at all; a relative import must name it
     exactly (a folder's `index` file stands for the folder), an absolute one scores the parts their ends
-    share: all of a dotted module's (`json.decoder` and `Lib/json/decoder`, never `asyncio/futures` for
-    `concurrent.futures`), at least the last of a path's (Go's `example.com/m/util` and the folder `util`)."""
+    share: all of the shorter one's for a dotted module (`json.decoder` and `Lib/json/decoder`; `pkg.util`
+    and `util` in a segment that is the package's folder; never `asyncio/futures` for `concurrent.futures`),
+    at least the last of a path's (Go's `example.com/m/util` and the folder `util`)."""
     if not spec or not module:
         return 0
     if exact:
@@ -189,7 +190,7 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, p
     shared = 0
     while shared < min(len(module), len(spec)) and module[-1 - shared] == spec[-1 - shared]:
         shared += 1
-    return shared if partial or shared == len(spec) else 0
+    return shared if partial or shared == min(len(module), len(spec)) else 0
 
 
 def _partial(text: str) -> bool:

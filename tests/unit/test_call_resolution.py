@@ -325,3 +325,18 @@ def test_parsed_edges_cross_the_worker_pipe_as_plain_rows_and_read_back_the_same
     assert sent.edge_table() == direct.edge_table() and len(direct.edge_table()) == len(direct.edges)
     assert tuple(edge_from_row(row) for row in sent.edge_rows) == direct.edges
     assert pickle.loads(pickle.dumps(direct.edges)) == direct.edges
+
+
+def test_a_segment_that_is_the_packages_own_folder_still_matches_its_absolute_imports() -> None:
+    # the segment is `pkg/` itself: `pkg/store.py` is the module `store`, imported as `pkg.store`
+    inside = [Candidate(path="store.py", qualname="normalize", kind=K.FUNCTION, module=("store",))]
+    ctx = FileContext(
+        path="svc.py",
+        module=("svc",),
+        package=(),
+        imports=bound_imports([imp("normalize", "pkg.store", "n")]),
+    )
+    resolved = resolve_call(
+        call("n", caller="f"), ctx, lambda name: [c for c in inside if c.qualname == name]
+    )
+    assert resolved.resolution is Resolution.IMPORT and [t.path for t in resolved.targets] == ["store.py"]
