@@ -312,8 +312,29 @@ def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
     return out
 
 
+def _callables(segment: Segment, name: str) -> tuple[list[Candidate], dict[tuple[str, str], list[Candidate]]]:
+    """The callables with this name, and the same by (path, qualified name): a common name (`pop`, `go`)
+    has hundreds of definitions and as many calls, so each call looks its own up instead of scanning."""
+    key = ("callables", name)
+    if key not in segment.memo:
+        found = [c for c in segment.lookup(name) if c.kind in _CALLABLE]
+        by_place: dict[tuple[str, str], list[Candidate]] = {}
+        for c in found:
+            by_place.setdefault((c.path, c.qualname), []).append(c)
+            if c.qualname == name:  # a module's own: ("", name) holds them all, whatever their file
+                by_place.setdefault(("", name), []).append(c)
+        segment.memo[key] = (found, by_place)
+    result: tuple[list[Candidate], dict[tuple[str, str], list[Candidate]]] = segment.memo[key]
+    return result
+
+
 def _member(
-    cls: Candidate, name: str, segment: Segment, found: Sequence[Candidate], *, skip_own: bool = False
+    cls: Candidate,
+    name: str,
+    segment: Segment,
+    found: Mapping[tuple[str, str], list[Candidate]],
+    *,
+    skip_own: bool = False,
 ) -> list[Candidate]:
     """``name`` in class ``cls`` or the first of its bases (depth first) that defines it."""
     seen: set[tuple[str, str]] = set()
@@ -324,7 +345,7 @@ def _member(
             continue
         seen.add((current.path, current.qualname))
         if not (skip_own and current is cls):
-            hits = [c for c in found if c.path == current.path and c.qualname == f"{current.qualname}.{name}"]
+            hits = found.get((current.path, f"{current.qualname}.{name}"), [])
             if hits:
                 return hits
         todo.extend((b, depth + 1) for b in base_classes(current, segment))
@@ -381,14 +402,14 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     parts = callee_parts(edge.text)
     if not parts or not edge.name:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
-    found = [c for c in lookup(edge.name) if c.kind in _CALLABLE]
+    found, by_place = _callables(segment, edge.name)
     by_import = _through_import(parts, ctx, segment)
     if by_import is not None:
         return by_import
     if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
         owner = enclosing_class(edge.caller, ctx, lookup)
         if owner is not None:
-            hits = _member(owner, edge.name, segment, found, skip_own=parts[0] == "super()")
+            hits = _member(owner, edge.name, segment, by_place, skip_own=parts[0] == "super()")
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
     if edge.alias and len(parts) >= 2:
@@ -396,21 +417,17 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             h
             for type_text in edge.alias.split("|")
             for t in _classes_named(type_text, ctx, segment)
-            for h in _member(t, edge.name, segment, found)
+            for h in _member(t, edge.name, segment, by_place)
         ]
         if hits:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     if len(parts) == 1:
         scopes = edge.caller.split(".") if edge.caller else []
         for end in range(len(scopes), 0, -1):  # a function nested in the caller or one of its outer ones
-            nested = [
-                c
-                for c in found
-                if c.path == ctx.path and c.qualname == f"{'.'.join(scopes[:end])}.{edge.name}"
-            ]
+            nested = by_place.get((ctx.path, f"{'.'.join(scopes[:end])}.{edge.name}"))
             if nested:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(nested))
-        local = [c for c in found if c.module == ctx.module and c.qualname == edge.name]
+        local = [c for c in by_place.get(("", edge.name), ()) if c.module == ctx.module]
         if local:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(local))
         starred = _through_stars(edge.name, ctx, segment, _CALLABLE)
