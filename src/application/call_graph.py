@@ -45,6 +45,7 @@ from ..domain.calls import (
     Resolved,
     Segment,
     bound_imports,
+    callee_parts,
     calls_target,
     resolve_call,
     star_imports,
@@ -81,7 +82,7 @@ class CallGraph:
         self._candidates: dict[str, list[Candidate]] = {}
         self._contexts: dict[str, FileContext] = {}
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
-        self._importers: dict[str, list[tuple[FileContext, Edge]]] = {}
+        self._importers: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
         self._stars: list[tuple[str, Edge]] | None = None
         self.segment = Segment(lookup=self.candidates, context_of=self.context, importers=self.importers)
 
@@ -127,24 +128,18 @@ class CallGraph:
             for path, edge in self._reader.edges(paths=todo[start : start + 500], kinds=[EdgeKind.IMPORT]):
                 imports[path].append(edge)
         for path in todo:
-            module = self.module(path)
-            stem = self.language_and_stem(path)
-            package = stem[1][:-1] if stem is not None else module[:-1]  # where `from . import` starts
-            self._contexts[path] = FileContext(
-                path=path,
-                module=module,
-                package=package,
-                imports=bound_imports(imports[path]),
-                stars=star_imports(imports[path]),
-            )
+            self._contexts[path] = self._new_context(path, imports[path])
 
     def context(self, path: str) -> FileContext:
-        self.load_contexts([path])
-        return self._contexts[path]
+        found = self._contexts.get(path)
+        if found is None:
+            self.load_contexts([path])
+            found = self._contexts[path]
+        return found
 
-    def importers(self, name: str) -> list[tuple[FileContext, Edge]]:
+    def importers(self, name: str) -> list[tuple[tuple[str, ...], str, Edge]]:
         """The module-level imports of the segment that bind ``name`` or import ``*``, with their files'
-        contexts (for re-exports)."""
+        modules and paths (for re-exports: a file's context is loaded only when its module is the one)."""
         if name not in self._importers:
             if self._stars is None:
                 self._stars = [
@@ -158,9 +153,49 @@ class CallGraph:
                 if not e.caller and e.alias == name
             ]
             found += self._stars  # (a renaming re-export, `from .x import a as b`, is not followed)
-            self.load_contexts(p for p, _ in found)
-            self._importers[name] = [(self._contexts[p], e) for p, e in found]
+            self._importers[name] = [(self.module(p), p, e) for p, e in found]
         return self._importers[name]
+
+    def _calling_contexts(self, calls: Sequence[tuple[str, Edge]]) -> dict[str, FileContext]:
+        """Contexts enough to resolve these calls, per calling file: a common name (`append`, `execute`) is
+        called from hundreds of files, whose every import would cost more to read than the calls themselves.
+        A call's resolution reads only the imports binding its first name and its receiver type's, and the
+        file's star imports (what else it needs, a base class's file, is loaded whole when asked), so those
+        are the ones read: one look-up for all the files."""
+        paths = sorted({p for p, _ in calls})
+        out = {p: self._contexts[p] for p in paths if p in self._contexts}
+        todo = [p for p in paths if p not in out]
+        if not todo:
+            return out
+        heads: set[str] = set()
+        for _, edge in calls:
+            parts = callee_parts(edge.text)
+            heads.update(parts[:1])
+            for type_text in edge.alias.split("|") if edge.alias else ():
+                heads.update(callee_parts(type_text)[:1])
+        imports: dict[str, list[Edge]] = {p: [] for p in todo}
+        for start in range(0, len(todo), 500):
+            chunk = todo[start : start + 500]
+            for path, edge in self._reader.edges(paths=chunk, kinds=[EdgeKind.IMPORT], aliases=sorted(heads)):
+                imports[path].append(edge)
+            for path, edge in self._reader.edges(paths=chunk, names=["*"], kinds=[EdgeKind.IMPORT]):
+                imports[path].append(edge)
+        for path in todo:
+            imports[path].sort(key=lambda e: (e.line, e.column))  # a later import of a name wins
+            out[path] = self._new_context(path, imports[path])
+        return out
+
+    def _new_context(self, path: str, imports: Sequence[Edge]) -> FileContext:
+        module = self.module(path)
+        stem = self.language_and_stem(path)
+        package = stem[1][:-1] if stem is not None else module[:-1]  # where `from . import` starts
+        return FileContext(
+            path=path,
+            module=module,
+            package=package,
+            imports=bound_imports(imports),
+            stars=star_imports(imports),
+        )
 
     def resolve(self, path: str, edge: Edge) -> Resolved:
         return resolve_call(edge, self.context(path), self.segment)
@@ -173,11 +208,20 @@ class CallGraph:
             if e.alias and e.alias != symbol.name
         }
         calls = self._reader.edges(names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL])
-        self.load_contexts(p for p, _ in calls)
+        calling = self._calling_contexts(calls)
         found = []
+        # by the targets' identity (a name's matches are one tuple for all its calls), each kept alive here so
+        # that its id is not reused
+        reaches: dict[int, tuple[tuple[Candidate, ...], bool]] = {}
         for call_path, edge in calls:
-            resolved = self.resolve(call_path, edge)
-            if any(t.path == path and t.qualname == symbol.qualname for t in resolved.targets):
+            resolved = resolve_call(edge, calling[call_path], self.segment)
+            known = reaches.get(id(resolved.targets))
+            if known is None or known[0] is not resolved.targets:
+                known = reaches[id(resolved.targets)] = (
+                    resolved.targets,
+                    any(t.path == path and t.qualname == symbol.qualname for t in resolved.targets),
+                )
+            if known[1]:
                 found.append((call_path, edge, resolved))
         return found
 
@@ -392,20 +436,27 @@ class CallersUseCase(_GraphUseCase):
                 "line": e.line,
                 "column": e.column + 1,
                 "symbol": e.caller,
-                "uri": graph.uri(p, e.caller),
+                "uri": None,
                 "resolution": r.resolution.value,
                 "callee": e.text,
                 "preview": "",
             }
             for p, e, r in found
-        ]
+        ]  # uri and preview are filled for the hits that may fit (a common name has thousands of calls)
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {
             k.value: sum(1 for _, _, r in found if r.resolution is k)
             for k in (Resolution.EXACT, Resolution.IMPORT, Resolution.NAME)
         }
         self._fit(
-            data, hits, request.limit, lambda h: {**h, "preview": self._preview(h["path"], h["line"], lines)}
+            data,
+            hits,
+            request.limit,
+            lambda h: {
+                **h,
+                "uri": graph.uri(h["path"], h["symbol"]),
+                "preview": self._preview(h["path"], h["line"], lines),
+            },
         )
         actions = [
             act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["symbol"] and h["uri"])

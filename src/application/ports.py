@@ -202,10 +202,16 @@ class IndexReader(Protocol):
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]: ...
 
     def edges(
-        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+        self,
+        *,
+        paths: Sequence[str] = (),
+        names: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        aliases: Sequence[str] = (),
     ) -> list[tuple[str, Edge]]:
         """(path, edge) pairs of the call sites and imports in `paths`, with the name in `names`, of the kind
-        in `kinds` (every filter given must hold; paths or names must be given), by path and position."""
+        in `kinds`, binding a name in `aliases` (every filter given must hold; paths or names must be given),
+        by path and position."""
         ...
 
     def structural_candidates(

@@ -114,8 +114,8 @@ class Resolved:
 
 Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, anywhere in the segment
 ContextOf = Callable[[str], "FileContext | None"]  # the context of another file of the segment, by path
-# the imports of the segment that bind a name or import `*`, each with its file's context
-Importers = Callable[[str], Sequence[tuple["FileContext", Edge]]]
+# the imports of the segment that bind a name or import `*`: (the importing file's module, its path, the import)
+Importers = Callable[[str], Sequence[tuple[tuple[str, ...], str, Edge]]]
 
 
 @attrs.frozen(kw_only=True)
@@ -264,9 +264,12 @@ def _reexported(
         return segment.memo[key]
     found: list[Candidate] = []
     segment.memo[key] = found  # a cycle of re-exports finds nothing more
-    for ctx, imp in segment.importers(name):
-        if imp.caller or not _module_score(ctx.module, spec, exact, partial):
+    for module, path, imp in segment.importers(name):
+        if imp.caller or not _module_score(module, spec, exact, partial):
             continue  # an import inside a function passes nothing on
+        ctx = segment.context_of(path) if segment.context_of is not None else None
+        if ctx is None:
+            continue
         if imp.name == "*":
             via = attrs.evolve(imp, name=name, alias=name)
             ctx = attrs.evolve(ctx, imports={**ctx.imports, name: via})
@@ -312,19 +315,21 @@ def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
     return out
 
 
-def _callables(segment: Segment, name: str) -> tuple[list[Candidate], dict[tuple[str, str], list[Candidate]]]:
+def _callables(
+    segment: Segment, name: str
+) -> tuple[tuple[Candidate, ...], dict[tuple[str, str], list[Candidate]]]:
     """The callables with this name, and the same by (path, qualified name): a common name (`pop`, `go`)
     has hundreds of definitions and as many calls, so each call looks its own up instead of scanning."""
     key = ("callables", name)
     if key not in segment.memo:
-        found = [c for c in segment.lookup(name) if c.kind in _CALLABLE]
+        found = tuple(c for c in segment.lookup(name) if c.kind in _CALLABLE)  # one tuple: every name match
         by_place: dict[tuple[str, str], list[Candidate]] = {}
         for c in found:
             by_place.setdefault((c.path, c.qualname), []).append(c)
             if c.qualname == name:  # a module's own: ("", name) holds them all, whatever their file
                 by_place.setdefault(("", name), []).append(c)
         segment.memo[key] = (found, by_place)
-    result: tuple[list[Candidate], dict[tuple[str, str], list[Candidate]]] = segment.memo[key]
+    result: tuple[tuple[Candidate, ...], dict[tuple[str, str], list[Candidate]]] = segment.memo[key]
     return result
 
 
@@ -434,7 +439,7 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         if starred:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(starred))
     if found:
-        return Resolved(resolution=Resolution.NAME, targets=tuple(found))
+        return Resolved(resolution=Resolution.NAME, targets=found)
     return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
 
 

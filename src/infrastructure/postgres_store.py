@@ -1099,9 +1099,14 @@ class PostgresIndex(IndexWriter, IndexReader):
 
     @_guard
     def edges(
-        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+        self,
+        *,
+        paths: Sequence[str] = (),
+        names: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        aliases: Sequence[str] = (),
     ) -> list[tuple[str, Edge]]:
-        where, params = edge_filter(paths, names, kinds, mark="%s")
+        where, params = edge_filter(paths, names, kinds, mark="%s", aliases=aliases)
         rows = self._conn.execute(
             "SELECT f.path, e.kind, e.caller, e.line, e.col, e.name, e.text, e.alias FROM trifecta_edges e "
             "JOIN trifecta_files f ON f.segment_id = e.segment_id AND f.id = e.file_id "

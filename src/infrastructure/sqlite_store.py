@@ -351,14 +351,18 @@ def edge_from_row(row: Sequence[Any]) -> Edge:
 
 
 def edge_filter(
-    paths: Sequence[str], names: Sequence[str], kinds: Sequence[str], mark: str = "?"
+    paths: Sequence[str],
+    names: Sequence[str],
+    kinds: Sequence[str],
+    mark: str = "?",
+    aliases: Sequence[str] = (),
 ) -> tuple[str, list[object]]:
     """The WHERE clause of an edges look-up (every filter given must hold) and its parameters."""
     if not paths and not names:
         raise ValueError("edges() needs paths or names")
     where: list[str] = []
     params: list[object] = []
-    for column, values in (("f.path", paths), ("e.name", names), ("e.kind", kinds)):
+    for column, values in (("f.path", paths), ("e.name", names), ("e.kind", kinds), ("e.alias", aliases)):
         if values:
             where.append(f"{column} IN ({', '.join(mark for _ in values)})")
             params.extend(values)
@@ -1184,9 +1188,14 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     @_guard
     def edges(
-        self, *, paths: Sequence[str] = (), names: Sequence[str] = (), kinds: Sequence[str] = ()
+        self,
+        *,
+        paths: Sequence[str] = (),
+        names: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        aliases: Sequence[str] = (),
     ) -> list[tuple[str, Edge]]:
-        where, params = edge_filter(paths, names, kinds)
+        where, params = edge_filter(paths, names, kinds, aliases=aliases)
         rows = self._conn.execute(
             "SELECT f.path, e.kind, e.caller, e.line, e.col, e.name, e.text, e.alias FROM edges e "
             f"JOIN files f ON f.id = e.file_id WHERE {where} ORDER BY f.path, e.line, e.col",

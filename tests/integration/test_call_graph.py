@@ -265,3 +265,10 @@ def test_typescript_receivers_typed_by_annotations_fields_and_new_reach_the_meth
         ("ts/src/shop.ts", 11, "Shop.welcome", "exact", "guest.greet"),  # guest: Greeter
         ("ts/src/shop.ts", 11, "Shop.welcome", "exact", "this.greeter.greet"),  # private greeter: Greeter
     ]
+
+
+def test_the_store_reads_the_imports_that_bind_given_names(engine: trifecta.Engine) -> None:
+    store = engine._app.store  # noqa: SLF001 - the reader port's aliases filter, on the real SQLite file
+    found = store.edges(paths=["py/app/service.py"], kinds=["import"], aliases=["norm", "nothing"])
+    assert [(e.name, e.text, e.alias) for _, e in found] == [("normalize", ".store", "norm")]
+    assert store.edges(paths=["py/app/service.py"], kinds=["import"], aliases=["nothing"]) == []

@@ -199,9 +199,9 @@ def lib_lookup(name: str) -> Sequence[Candidate]:
     return [c for c in LIB if c.qualname.rsplit(".", 1)[-1] == name]
 
 
-def importers(name: str) -> list[tuple[FileContext, Edge]]:
+def importers(name: str) -> list[tuple[tuple[str, ...], str, Edge]]:
     return [
-        (ctx, e)
+        (ctx.module, ctx.path, e)
         for ctx in CONTEXTS.values()
         for e in [*ctx.imports.values(), *ctx.stars]
         if e.alias == name or e.name == "*"
