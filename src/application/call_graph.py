@@ -299,6 +299,14 @@ class _GraphUseCase:
     def _graph(self) -> CallGraph:
         return CallGraph(self._reader, self._rules)
 
+    def _limited_target(
+        self, uri: object, limit: object, kind: str, verb: str
+    ) -> tuple[str, Symbol, str] | Response:
+        """`_target`, after checking the request's limit (callers and callees)."""
+        if not _bounded_int(limit, 1, MAX_LIMIT):
+            return _bad(kind, f"limit must be an integer between 1 and {MAX_LIMIT}, got {limit!r}")
+        return self._target(uri, kind, verb)
+
     def _target(self, uri: object, kind: str, verb: str) -> tuple[str, Symbol, str] | Response:
         """(path, definition, canonical uri), or the selector's own error."""
         if not isinstance(uri, str):
@@ -418,11 +426,7 @@ class CallersUseCase(_GraphUseCase):
     """``ast callers``: the call sites that reach one definition."""
 
     def execute(self, request: CallersRequest) -> Response:
-        if not _bounded_int(request.limit, 1, MAX_LIMIT):
-            return _bad(
-                CALLERS_KIND, f"limit must be an integer between 1 and {MAX_LIMIT}, got {request.limit!r}"
-            )
-        target = self._target(request.uri, CALLERS_KIND, "callers")
+        target = self._limited_target(request.uri, request.limit, CALLERS_KIND, "callers")
         if isinstance(target, Response):
             return target
         path, symbol, uri = target
@@ -470,11 +474,7 @@ class CalleesUseCase(_GraphUseCase):
     """``ast callees``: the calls one definition makes, resolved, unresolved ones included."""
 
     def execute(self, request: CalleesRequest) -> Response:
-        if not _bounded_int(request.limit, 1, MAX_LIMIT):
-            return _bad(
-                CALLEES_KIND, f"limit must be an integer between 1 and {MAX_LIMIT}, got {request.limit!r}"
-            )
-        target = self._target(request.uri, CALLEES_KIND, "callees")
+        target = self._limited_target(request.uri, request.limit, CALLEES_KIND, "callees")
         if isinstance(target, Response):
             return target
         path, symbol, uri = target
