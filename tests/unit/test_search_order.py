@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from trifecta.application.search import _at_matching_lines, _members_before_their_type
+import attrs
+
+from trifecta.application.search import (
+    FILE_EVIDENCE,
+    _at_matching_lines,
+    _members_before_their_type,
+    _with_file_evidence,
+)
 from trifecta.domain.code import Chunk, ChunkKind, Hit
 
 
@@ -48,3 +55,30 @@ def test_a_long_window_is_shown_from_the_line_with_most_question_words() -> None
     assert _at_matching_lines([near_top], "where is a cycle detected")[0].line == 0  # the preview shows it
     method = hit(ChunkKind.METHOD, "Retrier.delay", body=body)
     assert _at_matching_lines([method], "where is a cycle detected")[0].line == 0  # signature first
+
+
+def scored(symbol: str, path: str, score: float) -> Hit:
+    return attrs.evolve(hit(ChunkKind.FUNCTION, symbol, path=path), score=score)
+
+
+def test_a_hit_gains_a_share_of_the_best_other_hit_in_its_file() -> None:
+    lone, first, second, third = (
+        scored("lone", "src/other.ts", 10.0),
+        scored("first", "src/pool.ts", 9.0),
+        scored("second", "src/pool.ts", 6.0),
+        scored("third", "src/pool.ts", 1.0),
+    )
+    out = {h.chunk.symbol: h.score for h in _with_file_evidence([lone, first, second, third])}
+    assert out == {
+        "lone": 10.0,  # nothing else in its file
+        "first": 9.0 + FILE_EVIDENCE * 6.0,  # the best other is the second best
+        "second": 6.0 + FILE_EVIDENCE * 9.0,
+        "third": 1.0 + FILE_EVIDENCE * 9.0,
+    }
+    assert out["first"] > out["lone"]  # neighbours that answer too outweigh a slightly better lone hit
+
+
+def test_two_hits_with_the_same_best_score_each_count_the_other() -> None:
+    a, b = scored("a", "src/pool.ts", 5.0), scored("b", "src/pool.ts", 5.0)
+    assert [h.score for h in _with_file_evidence([a, b])] == [5.0 + FILE_EVIDENCE * 5.0] * 2
+    assert _with_file_evidence([]) == []
