@@ -1,4 +1,5 @@
-"""The shared PostgreSQL index against the SQLite file: indexing time, and search under load.
+"""The shared PostgreSQL index against the SQLite file: indexing time. Search under load is
+bench/bench_pg_load.py.
 
     python bench/bench_postgres.py                          # the stdlib, a throw-away server (initdb/pg_ctl)
     python bench/bench_postgres.py --db-url postgresql://u@host/db --tree ~/src/repo
@@ -6,9 +7,7 @@
 
 1. Full index of a copy of the tree (fresh database each, in this process, one parser worker): SQLite vs
    PostgreSQL, wall seconds.
-2. Load: CLIENTS processes search the PostgreSQL segment for SECONDS (each its own Engine and connection,
-   cycling through bench_index.py's queries), while another process re-indexes a second segment (`--full`,
-   over and over). Reports p50/p95/max per search and errors. Target: p95 < 50 ms, zero errors.
+2. Load: bench_pg_load.py's run with CLIENTS processes for SECONDS (see there), PostgreSQL only.
 
 Nothing is written into the measured tree: the copies and the SQLite database live in a temp dir. The throw-away
 server is started as tests/postgres_server.py starts it (as the `postgres` user when run as root).
@@ -18,10 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import os
 import shutil
-import statistics
 import sys
 import sysconfig
 import tempfile
@@ -55,72 +51,6 @@ def _index_seconds(segment: Path, **options: Any) -> tuple[float, int]:
     return time.perf_counter() - started, report.files_indexed
 
 
-def _client(url: str, segment: Path, seconds: float, queries: list[str], out: Any) -> None:
-    import trifecta
-
-    latencies: list[float] = []
-    errors: list[str] = []
-    with trifecta.open(segment, db_url=url, segment_id="stdlib", telemetry=False) as engine:
-        engine.search(queries[0])  # connect, learn the stems: not a searcher's steady state
-        deadline = time.monotonic() + seconds
-        i = os.getpid()
-        while time.monotonic() < deadline:
-            query = queries[i % len(queries)]
-            i += 1
-            started = time.perf_counter()
-            answer = engine.search(query, limit=10).to_dict()
-            latencies.append((time.perf_counter() - started) * 1000)
-            if answer["status"] == "error":
-                errors.append(
-                    f"{query!r}: {answer['errors'][0]['code']} {answer['errors'][0]['message'][:200]}"
-                )
-    out.put((latencies, errors))
-
-
-def _reindexer(url: str, segment: Path, stop: Any, out: Any) -> None:
-    import trifecta
-
-    runs = 0
-    with trifecta.open(segment, db_url=url, segment_id="other", workers=1, telemetry=False) as engine:
-        while not stop.is_set():
-            engine.index(full=True)
-            runs += 1
-    out.put(runs)
-
-
-def load(url: str, segment: Path, other: Path, clients: int, seconds: float) -> dict[str, Any]:
-    from bench_index import SEARCH_QUERIES
-
-    queries = [q for q in SEARCH_QUERIES if q.strip()]  # the blank edge cases answer EMPTY_QUERY by design
-    ctx = multiprocessing.get_context("spawn")
-    out, runs_out, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-    writer = ctx.Process(target=_reindexer, args=(url, other, stop, runs_out))
-    writer.start()
-    time.sleep(1.0)  # the re-index is under way before the searches start
-    procs = [ctx.Process(target=_client, args=(url, segment, seconds, queries, out)) for _ in range(clients)]
-    for p in procs:
-        p.start()
-    results = [out.get(timeout=seconds + 120) for _ in procs]
-    for p in procs:
-        p.join(30)
-    stop.set()
-    reindex_runs = runs_out.get(timeout=600)
-    writer.join(60)
-    latencies = sorted(x for lat, _ in results for x in lat)
-    return {
-        "clients": clients,
-        "seconds": seconds,
-        "searches": len(latencies),
-        "errors": sum(len(e) for _, e in results),
-        "error_samples": sorted({x for _, e in results for x in e})[:5],
-        "p50_ms": round(statistics.median(latencies), 1),
-        "p95_ms": round(latencies[int(len(latencies) * 0.95)], 1),
-        "max_ms": round(latencies[-1], 1),
-        "reindex_runs_of_other_segment": reindex_runs,
-        "load_average": os.getloadavg(),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -146,12 +76,13 @@ def main() -> None:
         else:
             shutil.copytree(args.tree / "json", other / "json", ignore=shutil.ignore_patterns("__pycache__"))
         server = None
-        url = args.db_url
+        url, data_dir = args.db_url, None
         if url is None:
-            from postgres_server import new_database, running_server
+            from postgres_server import controlled_server, new_database
 
-            server = running_server()
-            url = new_database(server.__enter__(), "bench")
+            server = controlled_server()
+            started = server.__enter__()
+            url, data_dir = new_database(started.url, "bench"), started.data
         try:
             figures: dict[str, Any] = {"tree": str(args.tree), "quick": args.quick}
             if not args.skip_index:
@@ -164,8 +95,15 @@ def main() -> None:
                     "sqlite_s": round(sqlite_s, 2),
                     "postgres_s": round(pg_s, 2),
                 }
+                _index_seconds(other, db_url=url, segment_id="other")
             print(f"load: {args.clients} clients for {args.seconds:g} s ...", file=sys.stderr)
-            figures["load"] = load(url, tree, other, args.clients, args.seconds)
+            from bench_pg_load import run
+
+            backend = {
+                "name": "postgres", "url": url, "tree": str(tree), "other": str(other), "db_path": None,
+                "other_db_path": None, "data_dir": data_dir, "seconds": args.seconds,
+            }  # fmt: skip
+            figures["load"] = run(backend, args.clients)
         finally:
             if server is not None:
                 server.__exit__(None, None, None)

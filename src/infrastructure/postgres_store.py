@@ -82,13 +82,14 @@ from .sqlite_store import (  # the same rows, decoded the same way
     edge_from_row,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
 CONNECT_TIMEOUT_SECONDS = 10
+ANALYZE_AFTER_FILES = 100  # a run that wrote this many files refreshes the planner's statistics
 FRESH_SECONDS = 0.5  # how long a check that nobody wrote the segment stays good for this process's caches
 MAX_TOKEN_CHARS = 200  # longer "words" (base64, minified code) are not indexed as words
 MAX_POSITIONS = 256  # PostgreSQL keeps at most this many positions per lexeme
@@ -96,6 +97,18 @@ SKIPPED_PREFIX = "skipped:"  # a FileUpdate's sha256 for a file skipped for its 
 _LOCK_CLASS = 0x7472  # advisory lock namespace ("tr"); the second key is the segment id
 _SCHEMA_LOCK = 0x7472_0000  # held while the schema is created or migrated
 M = TypeVar("M", bound=Callable[..., Any])
+
+# The postings of chunks, read from their stored tsvectors (so they hold exactly what ts_rank_cd would
+# read): per chunk and lexeme, its weighted frequency (10 per occurrence in the name, 6 in the qualname or
+# signature, 3 in the doc, 1 in the body or path: RANK_WEIGHTS x 10) and that of the named fields alone.
+_POSTINGS_OF = (
+    "SELECT c.segment_id, c.file_id, u.lexeme, c.id, "
+    "10 * cardinality(array_positions(u.weights, 'A')) + 6 * cardinality(array_positions(u.weights, 'B')) "
+    "+ 3 * cardinality(array_positions(u.weights, 'C')) + cardinality(array_positions(u.weights, 'D')), "
+    "10 * cardinality(array_positions(u.weights, 'A')) + 6 * cardinality(array_positions(u.weights, 'B')) "
+    "+ 3 * cardinality(array_positions(u.weights, 'C')), c.n_tokens "
+    "FROM trifecta_chunks c CROSS JOIN LATERAL unnest(c.tsv) AS u"
+)
 
 _MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: the index
@@ -173,6 +186,18 @@ _MIGRATIONS: tuple[str, ...] = (
         segment_id INTEGER NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, model TEXT NOT NULL,
         chunk_ids TEXT NOT NULL, PRIMARY KEY (segment_id, path));
     CREATE INDEX IF NOT EXISTS trifecta_embeddings_model ON trifecta_embeddings(segment_id, model);
+    """,
+    # 6 -> 7: per-word postings, so a search reads a few index entries per word instead of every matching
+    # chunk's tsvector (docs/scaling.md, "What a search costs on the server")
+    f"""
+    CREATE TABLE IF NOT EXISTS trifecta_postings(
+        segment_id INTEGER NOT NULL, file_id BIGINT NOT NULL, lexeme TEXT NOT NULL, chunk BIGINT NOT NULL,
+        tf SMALLINT NOT NULL, named SMALLINT NOT NULL, n_tokens INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS trifecta_postings_lexeme
+        ON trifecta_postings(segment_id, lexeme) INCLUDE (chunk, tf, named, n_tokens);
+    CREATE INDEX IF NOT EXISTS trifecta_postings_file ON trifecta_postings(segment_id, file_id);
+    DELETE FROM trifecta_postings;
+    INSERT INTO trifecta_postings(segment_id, file_id, lexeme, chunk, tf, named, n_tokens) {_POSTINGS_OF};
     """,
 )
 STEMMER = "trifecta_porter"  # what new segments are written with (migration 4 -> 5)
@@ -456,6 +481,15 @@ def _any(terms: Sequence[str]) -> str:
     return terms[0] if len(terms) == 1 else " | ".join(f"({t})" for t in terms)
 
 
+_POSTED = re.compile(r"'(\w+)'(:ABC)?")  # a single word's tsquery term, maybe in the named fields only
+
+
+def _posting_key(term: str) -> tuple[str, bool] | None:
+    """(lexeme, named fields only) of a tsquery term that one word's postings answer; None for a phrase."""
+    found = _POSTED.fullmatch(term)
+    return (found[1], found[2] is not None) if found else None
+
+
 def _weighted(term: str, weights: str) -> str:
     """A tsquery term (`'a'`, `('a' <-> 'b')`) matching only in fields of these weights (`'a':ABC`)."""
     return _LEXEME.sub(rf"\g<0>:{weights}", term)
@@ -490,6 +524,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str, float] | None = None
         self._dictionary = STEMMER  # the segment's stemmer (trifecta_segments.stemmer), learnt by _fresh
+        self._written = 0  # files written since the planner's statistics were last refreshed
 
     # ---------------------------------------------------------------- lifecycle
     @property
@@ -657,7 +692,8 @@ class PostgresIndex(IndexWriter, IndexReader):
         with self._conn.transaction():
             self._conn.execute("SELECT id FROM trifecta_segments WHERE id=%s FOR UPDATE", (sid,))
             for table in (
-                "trifecta_chunks", "trifecta_symbols", "trifecta_edges", "trifecta_files", "trifecta_skipped_files",
+                "trifecta_chunks", "trifecta_postings", "trifecta_symbols", "trifecta_edges", "trifecta_files",
+                "trifecta_skipped_files",
             ):  # fmt: skip
                 self._conn.execute(f"DELETE FROM {table} WHERE segment_id=%s", (sid,))
             self._conn.execute(
@@ -749,8 +785,14 @@ class PostgresIndex(IndexWriter, IndexReader):
                             "UPDATE trifecta_files SET size=%s, mtime_ns=%s WHERE segment_id=%s AND path=%s",
                             [(st.size, st.mtime_ns, sid, st.path) for st in touched],
                         )
-                for up, rows in zip(written, prepared, strict=True):
-                    self._write_file(up, rows)
+                file_ids = [self._write_file(up, rows) for up, rows in zip(written, prepared, strict=True)]
+                if file_ids:
+                    conn.execute(
+                        f"INSERT INTO trifecta_postings(segment_id, file_id, lexeme, chunk, tf, named, n_tokens) "
+                        f"{_POSTINGS_OF} WHERE c.segment_id=%s AND c.file_id = ANY(%s)",
+                        (sid, file_ids),
+                    )
+                self._written += len(file_ids)
                 conn.execute("UPDATE trifecta_segments SET generation = generation + 1 WHERE id=%s", (sid,))
         finally:
             self._forget()
@@ -758,7 +800,7 @@ class PostgresIndex(IndexWriter, IndexReader):
     def _remove(self, paths: Sequence[str]) -> None:
         conn, sid = self._conn, self._sid
         ids = "SELECT id FROM trifecta_files WHERE segment_id=%s AND path = ANY(%s)"
-        for table in ("trifecta_chunks", "trifecta_symbols", "trifecta_edges"):
+        for table in ("trifecta_chunks", "trifecta_postings", "trifecta_symbols", "trifecta_edges"):
             conn.execute(
                 f"DELETE FROM {table} WHERE segment_id=%s AND file_id IN ({ids})", (sid, sid, list(paths))
             )
@@ -793,7 +835,8 @@ class PostgresIndex(IndexWriter, IndexReader):
             return None
         return _text(data.decode("utf-8", errors="replace"))
 
-    def _write_file(self, up: FileUpdate, chunk_rows: list[tuple[Any, ...]]) -> None:
+    def _write_file(self, up: FileUpdate, chunk_rows: list[tuple[Any, ...]]) -> int:
+        """Write one file's rows (its postings are read back from its chunks by the caller); its id."""
         conn, sid = self._conn, self._sid
         st, parsed = up.state, up.parsed
         file_id = conn.execute(
@@ -836,6 +879,7 @@ class PostgresIndex(IndexWriter, IndexReader):
                 ) as copy:
                     for row in chunk_rows:
                         copy.write_row((sid, file_id, *row))
+        return int(file_id)
 
     # The trigram index is shared by every segment and PostgreSQL maintains it row by row at a fair cost:
     # it is never dropped for one segment's bulk load.
@@ -862,6 +906,16 @@ class PostgresIndex(IndexWriter, IndexReader):
             (built_at, self._sid),
         )
         self._forget()
+        if self._written >= ANALYZE_AFTER_FILES:
+            # The planner's row estimates of a segment that grew a lot are stale until autovacuum comes by
+            # (a minute, or never while the table as a whole changed by less than a tenth): with them it
+            # filters every chunk of the segment instead of asking the GIN index. SKIP_LOCKED: a writer
+            # of another segment analyzing the same table right now is never waited for.
+            self._conn.execute(
+                "ANALYZE (SKIP_LOCKED) trifecta_chunks, trifecta_postings, trifecta_symbols, trifecta_files, "
+                "trifecta_edges"
+            )
+            self._written = 0
 
     # ---------------------------------------------------------------- reading
     def _counts(self, *, check: bool = True) -> tuple[int, int, int, int, str, float]:
@@ -925,44 +979,76 @@ class PostgresIndex(IndexWriter, IndexReader):
         n_chunks = self._counts()[3]
         if not require_all and len(clauses) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
             # as the SQLite store: a word in a quarter of the chunks or more is left out of an any-word query
-            rare = [alts for alts in clauses if self._doc_frequency(_any(alts)) <= n_chunks / 4]
+            self._learn_frequencies(clauses)
+            rare = [alts for alts in clauses if self._doc_frequency(alts) <= n_chunks / 4]
             clauses = rare or clauses
         if require_all or len(clauses) == 1:
-            expr = (" & " if require_all else " | ").join(f"({_any(alts)})" for alts in clauses)
-            return self._ranked(expr, self._scoring([p for alts in clauses for p in alts], n_chunks), limit)
+            return self._ranked(
+                [self._scoring(alts, n_chunks) for alts in clauses] if require_all else
+                [self._scoring([p for alts in clauses for p in alts], n_chunks)],
+                limit,
+            )  # fmt: skip
         if len(clauses) > 2:
-            return self._ranked_any(clauses, n_chunks, limit)
+            return self._ranked_any([self._scoring(alts, n_chunks) for alts in clauses], limit)
         # Two words: first the chunks that name one of them (name, qualname, signature, doc: weights A-C;
         # as in FTS5's column filter, only those fields count, for the match, the frequency and the idf),
         # then any chunk holding one.
-        named_phrases = [_weighted(p, "ABC") for alts in clauses for p in alts]
         tiers = (
-            (_any(named_phrases), self._scoring(named_phrases, n_chunks)),
-            (
-                _any([_any(alts) for alts in clauses]),
-                self._scoring([p for alts in clauses for p in alts], n_chunks),
-            ),
+            [_weighted(p, "ABC") for alts in clauses for p in alts],
+            [p for alts in clauses for p in alts],
         )
         found: list[ScoredChunk] = []
         seen: set[str] = set()
-        for expr, scoring in tiers:
-            found += [sc for sc in self._ranked(expr, scoring, limit) if sc.chunk.id not in seen]
+        for phrases in tiers:
+            found += [
+                sc
+                for sc in self._ranked([self._scoring(phrases, n_chunks)], limit)
+                if sc.chunk.id not in seen
+            ]
             if len(found) >= limit:
                 break
             seen = {sc.chunk.id for sc in found}
         return found[:limit]
 
     def _scoring(self, phrases: Sequence[str], n_chunks: int) -> list[tuple[str, float]]:
-        return [(p, self._idf(p, n_chunks)) for p in phrases]
+        """Each phrase with its idf, FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+        self._learn_frequencies([[p] for p in phrases])
+        scoring = []
+        for phrase in phrases:
+            df = self._doc_frequency([phrase])
+            idf = math.log((n_chunks - df + 0.5) / (df + 0.5)) if n_chunks else 0.0
+            scoring.append((phrase, idf if idf > 0 else 1e-6))
+        return scoring
 
-    def _idf(self, text: str, n_chunks: int) -> float:
-        """FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
-        df = self._doc_frequency(text)
-        idf = math.log((n_chunks - df + 0.5) / (df + 0.5)) if n_chunks else 0.0
-        return idf if idf > 0 else 1e-6
+    def _learn_frequencies(self, clauses: Sequence[Sequence[str]]) -> None:
+        """Fill the cache of the chunk counts matching each clause (any of its terms) in one round trip,
+        from the postings, for the clauses whose terms are single words (a phrase is asked by _doc_frequency)."""
+        todo: dict[str, list[tuple[str, bool]]] = {}
+        for alts in clauses:
+            keys = [_posting_key(t) for t in alts]
+            if _any(alts) not in self._df_cache and all(keys):
+                todo[_any(alts)] = [k for k in keys if k]
+        if not todo:
+            return
+        group, lexemes, named = [], [], []
+        for i, posted in enumerate(todo.values()):
+            for lexeme, only_named in posted:
+                group.append(i)
+                lexemes.append(lexeme)
+                named.append(only_named)
+        rows = self._conn.execute(
+            "SELECT t.g, count(DISTINCT p.chunk) FROM unnest(%s::int[], %s::text[], %s::bool[]) AS t(g, lexeme, named) "
+            "JOIN trifecta_postings p ON p.segment_id=%s AND p.lexeme = t.lexeme AND (p.named > 0 OR NOT t.named) "
+            "GROUP BY t.g",
+            (group, lexemes, named, self._sid),
+        ).fetchall()
+        counts = dict(rows)
+        for i, text in enumerate(todo):
+            self._df_cache[text] = int(counts.get(i, 0))
 
-    def _doc_frequency(self, text: str) -> int:
-        """Chunks matching a tsquery; cached until the data changes (callers `_fresh` first)."""
+    def _doc_frequency(self, alts: Sequence[str]) -> int:
+        """Chunks matching any of these tsquery terms; cached until the data changes (callers `_fresh` first)."""
+        text = _any(alts)
         if text not in self._df_cache:
             self._df_cache[text] = self._conn.execute(
                 "SELECT count(*) FROM trifecta_chunks WHERE segment_id=%s AND tsv @@ %s::tsquery",
@@ -970,68 +1056,89 @@ class PostgresIndex(IndexWriter, IndexReader):
             ).fetchone()[0]
         return self._df_cache[text]
 
-    def _bm25(self, scoring: Sequence[tuple[str, float]]) -> tuple[str, list[object]]:
-        """SQL (and its parameters) of FTS5's bm25 (k1 1.2, b 0.75) of chunk `c` over these phrases: per
-        phrase, its idf times its weighted frequency through the length norm. For a single word or phrase,
-        ts_rank_cd without normalization is the sum of its occurrences' weights (RANK_WEIGHTS are the field
-        weights / 10, as ts_rank_cd takes weights up to 1). A phrase that does not occur scores 0."""
-        if not scoring:
-            return "0", []
+    def _hits(self, clauses: Sequence[Sequence[tuple[str, float]]]) -> tuple[str, list[object]]:
+        """SQL (and its parameters) of the rows (id, clause, score): for each chunk holding a term of a
+        clause, FTS5's bm25 (k1 1.2, b 0.75) of the clause's terms in it: per term, its idf times its
+        weighted frequency through the length norm, summed. A single word's frequency is read from its
+        postings; a phrase's from the tsvectors of the chunks holding it (ts_rank_cd without normalization
+        is the sum of its occurrences' weights; RANK_WEIGHTS are the field weights / 10)."""
         mean = self._counts(check=False)[5]
-        # idf * f * (k1 + 1) / (f + K) written as idf * (k1 + 1) * (1 - K / (f + K)): f (one ts_rank_cd call)
-        # appears once; K = k1 * (1 - b + b * |D| / avgdl)
-        norm = "(%s * (1 - %s + %s * c.n_tokens / %s))"
-        # rounded: a sum of the integer field weights, without float4's noise (which reordered near ties)
-        freq = f"round(10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, %s::tsquery, 0))"
-        k = (BM25_K1, BM25_B, BM25_B, mean)
-        sql = " + ".join(f"%s * (1 - {norm} / ({freq} + {norm}))" for _ in scoring)
-        return sql, [p for text, idf in scoring for p in (idf * (BM25_K1 + 1), *k, text, *k)]
+        group, lexemes, named, idfs = [], [], [], []
+        branches, params = [], []
+        for i, scoring in enumerate(clauses):
+            for text, idf in scoring:
+                key = _posting_key(text)
+                if key is not None:
+                    group.append(i)
+                    lexemes.append(key[0])
+                    named.append(key[1])
+                    idfs.append(idf * (BM25_K1 + 1))
+                    continue
+                branches.append(
+                    f"SELECT c.id, %s, %s::float8, round(10 * ts_rank_cd('{RANK_WEIGHTS}', c.tsv, %s::tsquery, 0)), "
+                    "c.n_tokens FROM trifecta_chunks c WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery"
+                )
+                params += [i, idf * (BM25_K1 + 1), text, self._sid, text]
+        if lexemes:
+            branches.insert(
+                0,
+                "SELECT p.chunk, t.g, t.idf, CASE WHEN t.named THEN p.named ELSE p.tf END::float8, p.n_tokens "
+                "FROM unnest(%s::int[], %s::text[], %s::bool[], %s::float8[]) AS t(g, lexeme, named, idf) "
+                "JOIN trifecta_postings p ON p.segment_id=%s AND p.lexeme = t.lexeme AND (p.named > 0 OR NOT t.named)",
+            )
+            params[:0] = [group, lexemes, named, idfs, self._sid]
+        # idf * f * (k1 + 1) / (f + K) written as idf * (k1 + 1) * (1 - K / (f + K)), K = k1 * (1 - b + b * |D| / avgdl)
+        norm = "(%s * (1 - %s + %s * h.n / %s))"
+        k = [BM25_K1, BM25_B, BM25_B, mean]
+        sql = (
+            f"SELECT h.id, h.g, sum(h.idf * (1 - {norm} / (h.f + {norm}))) AS score "
+            f"FROM ({' UNION ALL '.join(branches)}) AS h(id, g, idf, f, n) GROUP BY h.id, h.g"
+        )
+        return sql, [*k, *k, *params]
 
-    def _ranked(self, expr: str, scoring: Sequence[tuple[str, float]], limit: int) -> list[ScoredChunk]:
-        """Chunks matching `expr`, best bm25 over `scoring` first; ties in the order they were written."""
-        score, params = self._bm25(scoring)
+    def _chunks_ranked(self, ranked_sql: str, params: Sequence[object], order: str) -> list[ScoredChunk]:
+        """The chunks of the ranked ids (a statement yielding id, score and the `order` columns), whole."""
         rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, s.score FROM (SELECT c.id, ({score}) AS score "
-            "FROM trifecta_chunks c WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery "
-            "ORDER BY score DESC, c.id LIMIT %s) AS s "
-            "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.score DESC, s.id",
-            (*params, self._sid, expr, limit, self._sid),
+            f"SELECT {_CHUNK_COLS}, s.score FROM ({ranked_sql}) AS s "
+            f"JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY {order}",
+            (*params, self._sid),
         ).fetchall()
         return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
 
-    def _ranked_any(self, clauses: Sequence[Sequence[str]], n_chunks: int, limit: int) -> list[ScoredChunk]:
+    def _ranked(self, clauses: Sequence[Sequence[tuple[str, float]]], limit: int) -> list[ScoredChunk]:
+        """The chunks holding a term of every clause, best summed bm25 first; ties in the order they were
+        written."""
+        hits, params = self._hits(clauses)
+        return self._chunks_ranked(
+            f"SELECT id, sum(score) AS score FROM ({hits}) AS h GROUP BY id HAVING count(*) = %s "
+            "ORDER BY score DESC, id LIMIT %s",
+            (*params, len(clauses), limit),
+            "s.score DESC, s.id",
+        )
+
+    def _ranked_any(self, clauses: Sequence[Sequence[tuple[str, float]]], limit: int) -> list[ScoredChunk]:
         """Any of three or more words, in the SQLite store's two tiers (SqliteIndex._ranked_any): the chunks
         holding at least two of the first MAX_PAIR_CLAUSES words, a chunk holding m of them scored
-        (m - 1) ** COORDINATION (the SQLite store's) times the sum of their bm25; then the chunks holding one, scored by the sum
-        over every word. Ties in the order they were written. One statement: every clause's score is computed
-        once per matching chunk."""
-        columns, params = [], []
-        for i, alts in enumerate(clauses):
-            held = f"(c.tsv @@ %s::tsquery)::int AS h{i}, " if i < MAX_PAIR_CLAUSES else ""
-            score, score_params = self._bm25(self._scoring(alts, n_chunks))
-            columns.append(f"{held}({score}) AS s{i}")
-            params += ([_any(alts)] if held else []) + score_params
-        n_pair = min(len(clauses), MAX_PAIR_CLAUSES)
-        held = " + ".join(f"h{i}" for i in range(n_pair))
-        paired = " + ".join(f"s{i}" for i in range(n_pair))
-        total = " + ".join(f"s{i}" for i in range(len(clauses)))
-        rows = self._conn.execute(
-            f"SELECT {_CHUNK_COLS}, s.score FROM ("
-            f"SELECT id, {held} >= 2 AS paired, CASE WHEN {held} >= 2 THEN power({held} - 1, %s) * ({paired}) "
-            f"ELSE {total} END AS score FROM (SELECT c.id, {', '.join(columns)} FROM trifecta_chunks c "
-            "WHERE c.segment_id=%s AND c.tsv @@ %s::tsquery OFFSET 0) AS m "
-            "ORDER BY paired DESC, score DESC, id LIMIT %s) AS s "
-            "JOIN trifecta_chunks c ON c.segment_id=%s AND c.id = s.id ORDER BY s.paired DESC, s.score DESC, s.id",
-            (COORDINATION, *params, self._sid, _any([_any(alts) for alts in clauses]), limit, self._sid),
-        ).fetchall()
-        return [ScoredChunk(chunk=_chunk(r), score=float(r[11])) for r in rows]
+        (m - 1) ** COORDINATION (the SQLite store's) times the sum of their bm25; then the chunks holding
+        one, scored by the sum over every word. Ties in the order they were written."""
+        hits, params = self._hits(clauses)
+        return self._chunks_ranked(
+            "SELECT id, held >= 2 AS paired, CASE WHEN held >= 2 THEN power(held - 1, %s) * paired ELSE total END "
+            "AS score FROM (SELECT id, count(*) FILTER (WHERE g < %s) AS held, "
+            f"sum(score) FILTER (WHERE g < %s) AS paired, sum(score) AS total FROM ({hits}) AS h GROUP BY id) AS m "
+            "ORDER BY paired DESC, score DESC, id LIMIT %s",
+            (COORDINATION, MAX_PAIR_CLAUSES, MAX_PAIR_CLAUSES, *params, limit),
+            "s.paired DESC, s.score DESC, s.id",
+        )
 
     @_guard
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         needles = [n.replace("\x00", "") for n in needles if n]
         if not needles:
             return []
-        where = " AND ".join("c.body ILIKE %s" for _ in needles)
+        # ILIKE folds the case of every body it tests (three times slower than LIKE): a needle with no cased
+        # character matches alike either way.
+        where = " AND ".join(f"c.body {'ILIKE' if n.lower() != n.upper() else 'LIKE'} %s" for n in needles)
         rows = self._conn.execute(
             f"SELECT {_CHUNK_COLS} FROM trifecta_chunks c WHERE c.segment_id=%s AND {where} "
             "ORDER BY c.path, c.start_line LIMIT %s",
