@@ -17,7 +17,7 @@ import attrs
 from ..application.ports import CodeParser
 from ..domain.code import Chunk, ChunkKind, ParsedFile
 from .python_parser import chunk_id, parse_python
-from .treesitter_parser import language_specs, parse_tree_sitter, spec_for
+from .treesitter_parser import language_specs, load_grammars, parse_tree_sitter, spec_for
 
 TEXT_WINDOW = 50
 
@@ -36,10 +36,16 @@ LANGUAGES.update(
     {ext: spec.name for spec in language_specs() for ext in spec.extensions}
 )  # the tree-sitter table
 NAMED_FILES = {"Makefile": "make", "Dockerfile": "docker", "README": "text", "LICENSE": "text"}
-# Below this much text one process is faster than starting parser workers (~0.1 s and 0.1 s of CPU each).
-# On 2 cores, index wall time in-process vs 2 workers, go-x-tools subsets: 0.5 MB 0.21 vs 0.28 s, 1 MB
-# 0.45 vs 0.46 s, 2 MB 0.99 vs 0.80 s; rxjs (0.8 MB) 0.38 vs 0.44 s.
+# Below this much text one process is faster than starting parser workers as fresh interpreters (~0.2 s
+# and 0.2 s of CPU each: imports, grammar queries). On 2 cores, index wall time in-process vs 2 workers,
+# go-x-tools subsets: 0.5 MB 0.21 vs 0.28 s, 1 MB 0.45 vs 0.46 s, 2 MB 0.99 vs 0.80 s; rxjs (0.8 MB) 0.38
+# vs 0.44 s.
 PARALLEL_MIN_CHARS = 1_000_000
+# The same for workers forked from this process (see parse_pool.can_fork): they start in ~2 ms with the
+# parser and grammars loaded, so less text pays for them. rxjs (0.8 MB), 2 cores, load 1.5: 0.27 vs 0.36 s
+# (CPU 0.43 vs 0.36 s: pickling, and each worker warms its own identifier memo); below ~0.5 MB the
+# parallel run costs as much as it saves.
+FORKED_MIN_CHARS = 500_000
 
 
 def language_of(path: str) -> str | None:
@@ -134,22 +140,24 @@ class SourceParser(CodeParser):
             yield from self._parse_many(items)
 
     def _parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        from . import parse_pool  # worker processes: see parse_pool for why not multiprocessing
+
+        fork = parse_pool.can_fork()
+        threshold = FORKED_MIN_CHARS if fork else PARALLEL_MIN_CHARS
         source = iter(items)
         head: list[tuple[str, str]] = []
         size = 0
         for item in source:
             head.append(item)
             size += len(item[1])
-            if size >= PARALLEL_MIN_CHARS:
+            if size >= threshold:
                 break
-        if self._workers <= 1 or size < PARALLEL_MIN_CHARS:
+        if self._workers <= 1 or size < threshold:
             yield from map(parse_item, itertools.chain(head, source))
             return
-        from .parse_pool import (
-            parallel_map,
-        )  # worker subprocesses: see parse_pool for why not multiprocessing
-
-        yield from parallel_map(parse_item, itertools.chain(head, source), workers=self._workers)
+        if fork:  # loaded once, here: every forked worker has them
+            load_grammars(path for path, _ in head)
+        yield from parse_pool.parallel_map(parse_item, itertools.chain(head, source), workers=self._workers)
 
 
 @contextlib.contextmanager

@@ -110,6 +110,13 @@ def _compiled(key: str) -> tuple[ts.Parser, ts.Query]:
     return parser, ts.Query(language, source)
 
 
+def load_grammars(paths: Iterable[str]) -> None:
+    """Load the parser and query of these files' languages now (a process about to fork workers: they
+    inherit them instead of each compiling its own, ~60 ms for TypeScript)."""
+    for key in {spec.key for spec in map(spec_for, paths) if spec is not None}:
+        _compiled(key)
+
+
 @attrs.define
 class _Def:
     node: ts.Node
