@@ -44,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 QUICK_SUBDIRS = ("email", "json", "asyncio")
 TARGET_CLIENTS, TARGET_P95_MS = 16, 50.0
+APP = "trifecta-load"  # application_name of the bench's connections: the server's CPU is told apart by it
 
 
 def copy_tree(tree: Path, dest: Path, quick: bool) -> Path:
@@ -70,13 +71,12 @@ def queries() -> list[str]:
     return [q for q in SEARCH_QUERIES if q.strip()]  # the blank edge cases answer EMPTY_QUERY by design
 
 
-def _open(backend: dict[str, Any], segment_id: str) -> Any:
+def _open(backend: dict[str, Any], segment_id: str, role: str) -> Any:
     import trifecta
 
     if backend["url"]:
-        return trifecta.open(
-            backend["tree"], db_url=backend["url"], segment_id=segment_id, telemetry=False, workers=1
-        )
+        url = backend["url"] + ("&" if "?" in backend["url"] else "?") + f"application_name={APP}-{role}"
+        return trifecta.open(backend["tree"], db_url=url, segment_id=segment_id, telemetry=False, workers=1)
     return trifecta.open(
         backend["tree"], db_path=backend["db_path"], telemetry=False, auto_refresh=False, workers=1
     )
@@ -88,7 +88,7 @@ def _client(backend: dict[str, Any], n: int, ready: Any, start: Any, release: An
     asked = queries()
     cpu = 0.0
     try:
-        with _open(backend, "stdlib") as engine:
+        with _open(backend, "stdlib", "client") as engine:
             engine.search(asked[0], limit=10)  # connect, learn the stems: not a searcher's steady state
             ready.put(n)
             start.wait()
@@ -122,7 +122,7 @@ def _reindexer(backend: dict[str, Any], stop: Any, out: Any) -> None:
     other = {**backend, "tree": backend["other"], "db_path": backend["other_db_path"]}
     runs, errors = 0, []
     started = time.process_time()
-    with _open(other, "other") as engine:
+    with _open(other, "other", "reindexer") as engine:
         while not stop.is_set():
             try:
                 engine.index(full=True)
@@ -133,16 +133,28 @@ def _reindexer(backend: dict[str, Any], stop: Any, out: Any) -> None:
     out.put((runs, errors, time.process_time() - started))
 
 
-def server_cpu_seconds(data_dir: Path | None) -> float | None:
-    """User + system CPU of a local PostgreSQL server's processes (the postmaster and its children)."""
+def server_cpu_seconds(backend: dict[str, Any]) -> dict[str, float] | None:
+    """User + system CPU seconds of a local PostgreSQL server's processes (the postmaster and its children),
+    by whom they serve: the bench's clients, its re-indexer, or the server itself (autovacuum, WAL, the
+    checkpointer, this look-up)."""
+    data_dir = backend["data_dir"]
     if data_dir is None:
         return None
     try:
-        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        postmaster = int((Path(data_dir) / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
+    import psycopg
+
+    with psycopg.connect(backend["url"], autocommit=True) as conn:
+        roles = dict(
+            conn.execute(
+                "SELECT pid, substr(application_name, %s) FROM pg_stat_activity WHERE application_name LIKE %s",
+                (len(APP) + 2, APP + "-%"),
+            ).fetchall()
+        )
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    totals = {"client": 0.0, "reindexer": 0.0, "server": 0.0}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -152,8 +164,8 @@ def server_cpu_seconds(data_dir: Path | None) -> float | None:
             continue
         pid, ppid = int(entry), int(fields[1])
         if pid == postmaster or ppid == postmaster:
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+            totals[roles.get(pid, "server")] += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return totals
 
 
 def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
@@ -171,11 +183,11 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
     for _ in procs:
         ready.get(timeout=300)
     time.sleep(0.5)  # the re-index is under way
-    server_before = server_cpu_seconds(backend["data_dir"])
+    server_before = server_cpu_seconds(backend)
     load_before = os.getloadavg()
     start.set()
     time.sleep(backend["seconds"])
-    server_after = server_cpu_seconds(backend["data_dir"])
+    server_after = server_cpu_seconds(backend)
     results = [out.get(timeout=backend["seconds"] + 300) for _ in procs]
     release.set()
     stop.set()
@@ -186,7 +198,11 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
     latencies = sorted(x for lat, _, _ in results for x in lat)
     errors = [e for _, errs, _ in results for e in errs]
     n = max(len(latencies), 1)
-    server_cpu = None if server_before is None or server_after is None else server_after - server_before
+    server = (
+        None
+        if server_before is None or server_after is None
+        else {k: server_after[k] - server_before[k] for k in server_after}
+    )
     return {
         "backend": backend["name"],
         "clients": clients,
@@ -201,8 +217,13 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
         "errors": len(errors),
         "error_samples": sorted(set(errors))[:5],
         "client_cpu_ms_per_search": round(sum(c for _, _, c in results) * 1000 / n, 2),
-        # the server's CPU includes what the re-indexer's writes cost it
-        "server_cpu_ms_per_search": None if server_cpu is None else round(server_cpu * 1000 / n, 2),
+        # the server's CPU serving the clients' connections; what the re-indexer's writes and the server's
+        # own processes (autovacuum, WAL, checkpoints) cost it, per search too
+        "server_cpu_ms_per_search": None if server is None else round(server["client"] * 1000 / n, 2),
+        "server_cpu_ms_per_search_reindexer": None
+        if server is None
+        else round(server["reindexer"] * 1000 / n, 2),
+        "server_cpu_ms_per_search_own": None if server is None else round(server["server"] * 1000 / n, 2),
         "reindex_runs": reindex_runs,
         "reindex_errors": len(reindex_errors),
         "reindex_cpu_s": round(reindex_cpu, 1),
@@ -243,16 +264,22 @@ def prepare(
 
 
 def table(rows: list[dict[str, Any]]) -> str:
+    """Markdown: per run, the searches, their latency and errors, and the CPU per search in the client and in
+    the server process serving it; the re-indexer's runs and its CPU (its process, and the server's)."""
     head = (
         "| backend | clients | searches/s | p50 ms | p95 ms | max ms | errors | client CPU ms/search "
-        "| server CPU ms/search | re-index runs |"
+        "| server CPU ms/search | re-index runs | re-indexer CPU s (process + server) |"
     )
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 11]
     for r in rows:
         server = "-" if r["server_cpu_ms_per_search"] is None else f"{r['server_cpu_ms_per_search']:.1f}"
+        reindexer = f"{r['reindex_cpu_s']:.1f}"
+        if r["server_cpu_ms_per_search_reindexer"] is not None:
+            reindexer += f" + {r['server_cpu_ms_per_search_reindexer'] * r['searches'] / 1000:.1f}"
         lines.append(
             f"| {r['backend']} | {r['clients']} | {r['searches_per_s']} | {r['p50_ms']} | {r['p95_ms']} "
-            f"| {r['max_ms']} | {r['errors']} | {r['client_cpu_ms_per_search']:.1f} | {server} | {r['reindex_runs']} |"
+            f"| {r['max_ms']} | {r['errors']} | {r['client_cpu_ms_per_search']:.1f} | {server} "
+            f"| {r['reindex_runs']} | {reindexer} |"
         )
     return "\n".join(lines)
 

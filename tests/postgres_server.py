@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -132,4 +133,5 @@ def new_database(url: str, name: str) -> str:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return url.rsplit("/", 1)[0] + "/" + name
+    parts = urllib.parse.urlsplit(url)  # the query (`?host=/socket/dir` of a pgserver URL) is kept
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))

@@ -6,9 +6,12 @@ VectorStore port, as vector_store.SqliteVectorStore keeps them in the SQLite fil
     trifecta_embedded_files(segment_id, path, sha256, model, chunk_ids)   ids as JSON
     trifecta_segments.vectors_generation              bumped by every vector write
 
-Where the server has pgvector, the nearest vectors are found there (`vec::vector <=> query`, the stored
-float4[] cast; an exact scan of the segment's vectors of that model, nothing crosses the network but the k
-answers). Otherwise (FALLBACK_VECTOR) the segment's vectors of the model are read once into a matrix kept in
+Where the server has pgvector, the nearest vectors are found there and nothing crosses the network but the
+k answers: through an HNSW index per dimension (`trifecta_embeddings_hnsw_<dim>`, on the stored float4[]
+cast to `vector(dim)`, cosine distance; made by the first write of vectors of that dimension), which is
+approximate and filters the segment and model after its walk, so when it yields fewer than k of them (a
+segment that is a small share of a shared table) the segment's vectors are scanned exactly instead.
+pgvector's HNSW takes up to 2,000 dimensions; a longer vector is always scanned. Otherwise (FALLBACK_VECTOR) the segment's vectors of the model are read once into a matrix kept in
 this process, read again only when vectors_generation moved, and searched with numpy as the SQLite store
 does. Connection failures are named as the index's are (IndexUnavailable, the URL without its password).
 """
@@ -25,12 +28,15 @@ from ..application.embedding import EmbedderUnavailable, StoredVector, SyncedFil
 from .postgres_store import PostgresIndex
 
 _LOOKUP_BATCH = 5000
+HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on `vector`
+HNSW_EF_SEARCH = 100  # candidates the HNSW walk keeps (pgvector's default 40; at least k is asked)
 
 
 class PostgresVectorStore(VectorStore):
     def __init__(self, index: PostgresIndex) -> None:
         self._index = index
         self._pgvector: bool | None = None
+        self._hnsw: dict[int, bool] = {}  # dimension -> its HNSW index exists
         self._cache_key: tuple[str, int] | None = None  # (model, vectors_generation) of the matrix
         self._cache_count = 0
         self._ids: list[str] = []
@@ -115,6 +121,25 @@ class PostgresVectorStore(VectorStore):
                     ],
                 )
             conn.execute(_BUMP, (sid,))
+        if self._uses_pgvector():
+            self._ensure_hnsw(dim)
+
+    def _has_hnsw(self, dim: int) -> bool:
+        if dim not in self._hnsw:
+            found = self._run("SELECT to_regclass(%s)", (_hnsw_name(dim),)).fetchone()[0]
+            self._hnsw[dim] = found is not None
+        return self._hnsw[dim]
+
+    def _ensure_hnsw(self, dim: int) -> None:
+        """The HNSW index of this dimension, made once for the whole table (every segment and model)."""
+        if dim > HNSW_MAX_DIM or self._has_hnsw(dim):
+            return
+        with self._index.transaction() as conn:
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {_hnsw_name(dim)} ON trifecta_embeddings USING hnsw "
+                f"({_as_vector(dim)} vector_cosine_ops) WHERE dim = {int(dim)}"
+            )
+        self._hnsw[dim] = True
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         if not chunk_ids:
@@ -199,6 +224,10 @@ class PostgresVectorStore(VectorStore):
         if query.shape[0] != dims[0]:
             raise _dimension_changed(model, query.shape[0], dims[0])
         literal = "[" + ",".join(repr(float(x)) for x in query) + "]"
+        if self._has_hnsw(dims[0]):
+            found = self._top_k_hnsw(sid, model, dims[0], literal, k)
+            if found is not None:
+                return found
         rows = self._run(
             "SELECT chunk_id, 1 - (vec::vector <=> %s::vector) AS score FROM trifecta_embeddings "
             "WHERE segment_id=%s AND model=%s AND dim=%s ORDER BY vec::vector <=> %s::vector, "
@@ -206,6 +235,39 @@ class PostgresVectorStore(VectorStore):
             (literal, sid, model, dims[0], literal, k),
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
+
+    def _top_k_hnsw(
+        self, sid: int, model: str, dim: int, literal: str, k: int
+    ) -> list[tuple[str, float]] | None:
+        """The k nearest through the HNSW index (ordered by distance alone, as the index scan needs; ties
+        then by chunk id), or None when its walk found fewer than k of this segment and model while the
+        segment holds more."""
+        vector = _as_vector(dim)
+        with self._index.transaction() as conn:
+            conn.execute(f"SET LOCAL hnsw.ef_search = {int(min(1000, max(HNSW_EF_SEARCH, k)))}")
+            rows = conn.execute(
+                f"SELECT chunk_id, 1 - ({vector} <=> %s::vector({int(dim)})) AS score FROM trifecta_embeddings "
+                f"WHERE dim = {int(dim)} AND segment_id=%s AND model=%s "
+                f"ORDER BY {vector} <=> %s::vector({int(dim)}) LIMIT %s",
+                (literal, sid, model, literal, k),
+            ).fetchall()
+        if len(rows) < k:
+            held = self._run(
+                "SELECT count(*) FROM trifecta_embeddings WHERE segment_id=%s AND model=%s AND dim=%s",
+                (sid, model, dim),
+            ).fetchone()[0]
+            if held > len(rows):
+                return None
+        return sorted(((r[0], float(r[1])) for r in rows), key=lambda hit: (-hit[1], hit[0]))
+
+
+def _hnsw_name(dim: int) -> str:
+    return f"trifecta_embeddings_hnsw_{int(dim)}"
+
+
+def _as_vector(dim: int) -> str:
+    """The stored float4[] as pgvector's type, as the HNSW index of that dimension is built on it."""
+    return f"(vec::vector({int(dim)}))"
 
 
 _BUMP = "UPDATE trifecta_segments SET vectors_generation = vectors_generation + 1 WHERE id=%s"

@@ -16,6 +16,12 @@ lock; a database from a newer trifecta is refused, never misread):
                     name, signature, doc, body, tsv tsvector, n_tokens)   UNIQUE (segment_id, chunk_id)
         GIN (tsv): weighted full text, name A, qualname and signature B, doc C, body and path D
         GIN (body gin_trgm_ops): substring and regex prefilter (pg_trgm; without it look-ups scan)
+        (segment_id, path, start_line): the chunks of a file, the chunk around a line
+    trifecta_postings(segment_id, file_id, lexeme, chunk, tf, named, n_tokens)   one row per chunk and word of
+                                                      its tsvector: the weighted frequency in all fields
+                                                      (tf) and in name, qualname, signature and doc
+                                                      (named); (segment_id, lexeme) INCLUDE the rest, so
+                                                      bm25 is summed from index-only scans
     trifecta_rewrite_cache(segment_id, query, model, vocabulary_version, terms, focus, created_at)
     trifecta_embeddings(segment_id, chunk_id, text_sha, model, dim, vec float4[]), trifecta_embedded_files:
                                                       vectors (pg_vector_store; pgvector used when present)
@@ -29,6 +35,8 @@ weighted tsvector. Queries go through the same steps, so a word matches in both 
 FTS5's bm25 (per query phrase, its inverse document frequency in the segment times its weighted frequency
 over a length norm), and the any-word tiers are the SQLite store's: both stores rank alike
 (tests/integration/test_postgres_ranking.py; the path field weighs 1 here, 0.8 there: four weight classes).
+A single word's frequencies come from its postings, written with its chunk from the chunk's tsvector; a
+phrase (a query term of several words) is scored from the tsvectors of the chunks holding it.
 
 Writes: one transaction per batch of whole files (never half a file); one writer per segment through a
 session advisory lock (a second gets INDEX_LOCKED); writers of different segments never wait for each
@@ -188,7 +196,8 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS trifecta_embeddings_model ON trifecta_embeddings(segment_id, model);
     """,
     # 6 -> 7: per-word postings, so a search reads a few index entries per word instead of every matching
-    # chunk's tsvector (docs/scaling.md, "What a search costs on the server")
+    # chunk's tsvector (docs/scaling.md, "What a search costs on the server"); chunks by path (the chunk
+    # around a line, a file's chunks) without a scan of the segment
     f"""
     CREATE TABLE IF NOT EXISTS trifecta_postings(
         segment_id INTEGER NOT NULL, file_id BIGINT NOT NULL, lexeme TEXT NOT NULL, chunk BIGINT NOT NULL,
@@ -196,6 +205,7 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS trifecta_postings_lexeme
         ON trifecta_postings(segment_id, lexeme) INCLUDE (chunk, tf, named, n_tokens);
     CREATE INDEX IF NOT EXISTS trifecta_postings_file ON trifecta_postings(segment_id, file_id);
+    CREATE INDEX IF NOT EXISTS trifecta_chunks_path ON trifecta_chunks(segment_id, path, start_line);
     DELETE FROM trifecta_postings;
     INSERT INTO trifecta_postings(segment_id, file_id, lexeme, chunk, tf, named, n_tokens) {_POSTINGS_OF};
     """,
@@ -913,7 +923,7 @@ class PostgresIndex(IndexWriter, IndexReader):
             # of another segment analyzing the same table right now is never waited for.
             self._conn.execute(
                 "ANALYZE (SKIP_LOCKED) trifecta_chunks, trifecta_postings, trifecta_symbols, trifecta_files, "
-                "trifecta_edges"
+                "trifecta_edges, trifecta_embeddings"
             )
             self._written = 0
 
