@@ -95,6 +95,10 @@ class _Forked:
             self.pid = os.fork()
             if self.pid == 0:  # the child: never returns into the caller's code
                 _serve_forked(to_child, from_child, mask)
+        except OSError:  # no memory or process left for a copy: the caller starts a fresh interpreter
+            for fd in (to_child, self._to_child, self._from_child, from_child):
+                os.close(fd)
+            raise
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(to_child)
@@ -168,14 +172,15 @@ class _Worker:
     def __init__(self, fork: bool = False) -> None:
         self.process: subprocess.Popen[bytes] | _Forked
         if fork:
-            self.process = _Forked()
-        else:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
+            with contextlib.suppress(OSError):  # fork failed (ENOMEM, EAGAIN): a fresh interpreter instead
+                self.process = _Forked()
+                return
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
 
     def run(self, items: list[Any]) -> list[Any] | None:
         """The parsed items, or None when the worker is gone or answered garbage."""

@@ -189,6 +189,27 @@ def test_beside_another_thread_workers_are_fresh_interpreters(monkeypatch) -> No
 
 
 @pytest.mark.skipif(not parse_pool.can_fork(), reason="workers are forked on Linux only")
+def test_when_fork_fails_workers_are_fresh_interpreters(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def no_fork() -> int:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    for thread in threading.enumerate():  # earlier tests' workers, still being closed
+        if thread.name == parse_pool.EXIT_THREAD:
+            thread.join(timeout=30)
+    before = set(os.listdir("/proc/self/fd"))
+    worker = parse_pool._Worker(fork=True)
+    try:
+        assert isinstance(worker.process, subprocess.Popen)
+        assert worker.run([("a.py", "def f():\n    return 1\n")]) == [
+            parse_item(("a.py", "def f():\n    return 1\n"))
+        ]
+    finally:
+        worker.close()
+    assert set(os.listdir("/proc/self/fd")) == before  # the pipes made for the fork were closed
+
+
+@pytest.mark.skipif(not parse_pool.can_fork(), reason="workers are forked on Linux only")
 def test_a_forked_worker_keeps_only_its_pipes(tmp_path: Path) -> None:
     held = open(tmp_path / "index.db.lock", "w")  # noqa: SIM115 - like the index's lock, held by the parent
     worker = parse_pool._Worker(fork=True)
