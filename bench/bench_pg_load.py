@@ -5,12 +5,13 @@ against the shared PostgreSQL index and, in the same run, against SQLite files.
     python bench/bench_pg_load.py --clients 16 --seconds 30 --backends postgres
     python bench/bench_pg_load.py --db-url postgresql://u@host/db --skip-index   # a segment "stdlib" there
     python bench/bench_pg_load.py --quick                # email/, json/, asyncio/; 1 and 3 clients, 3 s
+    python bench/bench_pg_load.py --clients 16 --think-ms 1000   # agents that read each answer for a second
 
 What is measured:
 - A client is one OS process, as an agent's `trifecta mcp` or `trifecta ctx search` is: its own Engine
   (`trifecta.open` on a checkout, with `db_url` and `segment_id` for PostgreSQL, the SQLite file otherwise),
   its own connection, searching back to back with no think time (the most a set of agents can ask of one
-  machine), through bench_index.py's questions (every non-blank one) from its own starting point. Its first
+  machine; `--think-ms` pauses after each answer, as an agent waits for its model), through bench_index.py's questions (every non-blank one) from its own starting point. Its first
   search (connect, learn the stems) is not counted. Neither backend refreshes the index before a search
   (`auto_refresh` off, PostgreSQL's default): the indexer keeps it fresh.
 - The re-indexer is one more process running `index(full=True)` on another tree (json/ and csv.py) over and
@@ -107,6 +108,8 @@ def _client(backend: dict[str, Any], n: int, ready: Any, start: Any, release: An
                         "errors": [{"code": type(exc).__name__, "message": str(exc)}],
                     }
                 latencies.append((time.perf_counter() - started) * 1000)
+                if backend.get("think_s"):
+                    time.sleep(backend["think_s"])  # an agent reading the answer and asking its model
                 if answer["status"] == "error":
                     error = answer["errors"][0]
                     errors.append(f"{query[:60]!r}: {error['code']} {error['message'][:200]}")
@@ -207,6 +210,7 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
         "backend": backend["name"],
         "clients": clients,
         "seconds": backend["seconds"],
+        "think_ms": backend.get("think_s", 0.0) * 1000,
         "searches": len(latencies),
         "searches_per_s": round(len(latencies) / backend["seconds"], 1),
         "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
@@ -295,6 +299,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, help="per run (default 15; --quick 3)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each client pauses this long after each answer (default 0)",
+    )
+    parser.add_argument(
         "--skip-index", action="store_true", help="PostgreSQL: the segments are there already"
     )
     parser.add_argument("--json", type=Path, help="write the figures here too")
@@ -319,7 +329,9 @@ def main() -> None:
             for name in names:
                 for clients in counts:
                     print(f"{name}: {clients} clients for {seconds:g} s ...", file=sys.stderr)
-                    rows.append(run({**backends[name], "seconds": seconds}, clients))
+                    rows.append(
+                        run({**backends[name], "seconds": seconds, "think_s": args.think_ms / 1000}, clients)
+                    )
                     print(table(rows[-1:]).splitlines()[-1], file=sys.stderr)
         finally:
             if server is not None:

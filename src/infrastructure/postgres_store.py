@@ -97,7 +97,7 @@ SCHEMA_VERSION = 7
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25 constants
 CONNECT_TIMEOUT_SECONDS = 10
-ANALYZE_AFTER_FILES = 100  # a run that wrote this many files refreshes the planner's statistics
+ANALYZE_AFTER_FILES = 100  # a run that wrote this many files vacuums and analyzes the segment's tables
 FRESH_SECONDS = 0.5  # how long a check that nobody wrote the segment stays good for this process's caches
 MAX_TOKEN_CHARS = 200  # longer "words" (base64, minified code) are not indexed as words
 MAX_POSITIONS = 256  # PostgreSQL keeps at most this many positions per lexeme
@@ -916,14 +916,15 @@ class PostgresIndex(IndexWriter, IndexReader):
             (built_at, self._sid),
         )
         self._forget()
-        if self._written >= ANALYZE_AFTER_FILES:
-            # The planner's row estimates of a segment that grew a lot are stale until autovacuum comes by
-            # (a minute, or never while the table as a whole changed by less than a tenth): with them it
-            # filters every chunk of the segment instead of asking the GIN index. SKIP_LOCKED: a writer
-            # of another segment analyzing the same table right now is never waited for.
+        if self._written >= ANALYZE_AFTER_FILES and not self._conn.info.transaction_status:
+            # Until autovacuum comes by (a minute, or longer) a segment that grew a lot has stale planner
+            # estimates (the planner then filters every chunk of the segment instead of asking the GIN
+            # index) and pages not yet marked all-visible (every posting an index-only scan reads is looked
+            # up in the table too: twice the time). VACUUM reads only the pages not marked yet (0.1 s after
+            # the stdlib). SKIP_LOCKED: a writer of another segment vacuuming the table is never waited for.
             self._conn.execute(
-                "ANALYZE (SKIP_LOCKED) trifecta_chunks, trifecta_postings, trifecta_symbols, trifecta_files, "
-                "trifecta_edges, trifecta_embeddings"
+                "VACUUM (ANALYZE, SKIP_LOCKED) trifecta_chunks, trifecta_postings, trifecta_symbols, "
+                "trifecta_files, trifecta_edges, trifecta_embeddings"
             )
             self._written = 0
 
