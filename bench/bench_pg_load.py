@@ -121,19 +121,22 @@ def _client(backend: dict[str, Any], n: int, ready: Any, start: Any, release: An
         out.put(([], [f"client {n}: {type(exc).__name__}: {exc}"], cpu))
 
 
-def _reindexer(backend: dict[str, Any], stop: Any, out: Any) -> None:
+def _reindexer(backend: dict[str, Any], start: Any, stop: Any, out: Any) -> None:
+    """Re-index the other tree until told to stop; its runs, errors and CPU, counted from the clients' start."""
     other = {**backend, "tree": backend["other"], "db_path": backend["other_db_path"]}
     runs, errors = 0, []
-    started = time.process_time()
+    started: float | None = None
     with _open(other, "other", "reindexer") as engine:
         while not stop.is_set():
+            if started is None and start.is_set():
+                started, runs = time.process_time(), 0
             try:
                 engine.index(full=True)
                 runs += 1
             except Exception as exc:
                 errors.append(f"{type(exc).__name__}: {exc}")
                 time.sleep(0.5)
-    out.put((runs, errors, time.process_time() - started))
+    out.put((runs, errors, 0.0 if started is None else time.process_time() - started))
 
 
 def server_cpu_seconds(backend: dict[str, Any]) -> dict[str, float] | None:
@@ -176,8 +179,11 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
     ctx = multiprocessing.get_context("spawn")
     ready, out, runs_out = ctx.Queue(), ctx.Queue(), ctx.Queue()
     start, release, stop = ctx.Event(), ctx.Event(), ctx.Event()
-    writer = ctx.Process(target=_reindexer, args=(backend, stop, runs_out))
-    writer.start()
+    writer = ctx.Process(target=_reindexer, args=(backend, start, stop, runs_out))
+    if backend.get("reindex", True):
+        writer.start()
+    else:
+        runs_out.put((0, [], 0.0))
     procs = [
         ctx.Process(target=_client, args=(backend, n, ready, start, release, out)) for n in range(clients)
     ]
@@ -197,7 +203,8 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
     for p in procs:
         p.join(60)
     reindex_runs, reindex_errors, reindex_cpu = runs_out.get(timeout=600)
-    writer.join(60)
+    if writer.is_alive():
+        writer.join(60)
     latencies = sorted(x for lat, _, _ in results for x in lat)
     errors = [e for _, errs, _ in results for e in errs]
     n = max(len(latencies), 1)
@@ -232,6 +239,17 @@ def run(backend: dict[str, Any], clients: int) -> dict[str, Any]:
         "reindex_errors": len(reindex_errors),
         "reindex_cpu_s": round(reindex_cpu, 1),
         "cores": len(os.sched_getaffinity(0)),
+        # the CPU the bench's processes got (clients, re-indexer, server), in cores: the rest of the machine's
+        # cores went to other work
+        "cores_obtained": round(
+            (
+                sum(c for _, _, c in results)
+                + (reindex_cpu if backend.get("reindex", True) else 0.0)
+                + (sum(server.values()) if server else 0.0)
+            )
+            / backend["seconds"],
+            2,
+        ),
         "load_average_before": load_before[0],
         "load_average_after": os.getloadavg()[0],
     }
@@ -272,9 +290,9 @@ def table(rows: list[dict[str, Any]]) -> str:
     the server process serving it; the re-indexer's runs and its CPU (its process, and the server's)."""
     head = (
         "| backend | clients | searches/s | p50 ms | p95 ms | max ms | errors | client CPU ms/search "
-        "| server CPU ms/search | re-index runs | re-indexer CPU s (process + server) |"
+        "| server CPU ms/search | re-index runs | re-indexer CPU s (process + server) | cores obtained |"
     )
-    lines = [head, "|" + "---|" * 11]
+    lines = [head, "|" + "---|" * 12]
     for r in rows:
         server = "-" if r["server_cpu_ms_per_search"] is None else f"{r['server_cpu_ms_per_search']:.1f}"
         reindexer = f"{r['reindex_cpu_s']:.1f}"
@@ -283,7 +301,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append(
             f"| {r['backend']} | {r['clients']} | {r['searches_per_s']} | {r['p50_ms']} | {r['p95_ms']} "
             f"| {r['max_ms']} | {r['errors']} | {r['client_cpu_ms_per_search']:.1f} | {server} "
-            f"| {r['reindex_runs']} | {reindexer} |"
+            f"| {r['reindex_runs']} | {reindexer} | {r['cores_obtained']} |"
         )
     return "\n".join(lines)
 
@@ -298,6 +316,7 @@ def main() -> None:
     parser.add_argument("--clients", help="comma-separated client counts (default 1,4,8,16; --quick 1,3)")
     parser.add_argument("--seconds", type=float, help="per run (default 15; --quick 3)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-reindex", action="store_true", help="no re-indexer: the searches alone")
     parser.add_argument(
         "--think-ms",
         type=float,
@@ -330,7 +349,15 @@ def main() -> None:
                 for clients in counts:
                     print(f"{name}: {clients} clients for {seconds:g} s ...", file=sys.stderr)
                     rows.append(
-                        run({**backends[name], "seconds": seconds, "think_s": args.think_ms / 1000}, clients)
+                        run(
+                            {
+                                **backends[name],
+                                "seconds": seconds,
+                                "think_s": args.think_ms / 1000,
+                                "reindex": not args.no_reindex,
+                            },
+                            clients,
+                        )
                     )
                     print(table(rows[-1:]).splitlines()[-1], file=sys.stderr)
         finally:

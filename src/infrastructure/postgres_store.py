@@ -491,6 +491,10 @@ def _any(terms: Sequence[str]) -> str:
     return terms[0] if len(terms) == 1 else " | ".join(f"({t})" for t in terms)
 
 
+# A chunk's score rounded to 1e-9: the server sums a chunk's terms in the order its plan meets them, so two
+# chunks that tie in the SQLite store (the same frequencies and lengths, summed in one order there) could
+# differ here in the last bit and leave the order of their ids.
+_TIES = "round(({}) * 1e9) / 1e9"
 _POSTED = re.compile(r"'(\w+)'(:ABC)?")  # a single word's tsquery term, maybe in the named fields only
 
 
@@ -1067,12 +1071,15 @@ class PostgresIndex(IndexWriter, IndexReader):
             ).fetchone()[0]
         return self._df_cache[text]
 
-    def _hits(self, clauses: Sequence[Sequence[tuple[str, float]]]) -> tuple[str, list[object]]:
+    def _hits(
+        self, clauses: Sequence[Sequence[tuple[str, float]]], within: Sequence[str] = ()
+    ) -> tuple[str, list[object]]:
         """SQL (and its parameters) of the rows (id, clause, score): for each chunk holding a term of a
         clause, FTS5's bm25 (k1 1.2, b 0.75) of the clause's terms in it: per term, its idf times its
         weighted frequency through the length norm, summed. A single word's frequency is read from its
         postings; a phrase's from the tsvectors of the chunks holding it (ts_rank_cd without normalization
-        is the sum of its occurrences' weights; RANK_WEIGHTS are the field weights / 10)."""
+        is the sum of its occurrences' weights; RANK_WEIGHTS are the field weights / 10). `within`: only
+        the chunks holding one of these lexemes (the rarest clause of an all-words query) are summed."""
         mean = self._counts(check=False)[5]
         group, lexemes, named, idfs = [], [], [], []
         branches, params = [], []
@@ -1095,9 +1102,22 @@ class PostgresIndex(IndexWriter, IndexReader):
                 0,
                 "SELECT p.chunk, t.g, t.idf, CASE WHEN t.named THEN p.named ELSE p.tf END::float8, p.n_tokens "
                 "FROM unnest(%s::int[], %s::text[], %s::bool[], %s::float8[]) AS t(g, lexeme, named, idf) "
-                "JOIN trifecta_postings p ON p.segment_id=%s AND p.lexeme = t.lexeme AND (p.named > 0 OR NOT t.named)",
+                "JOIN trifecta_postings p ON p.segment_id=%s AND p.lexeme = t.lexeme AND (p.named > 0 OR NOT t.named)"
+                + (
+                    " AND p.chunk IN (SELECT q.chunk FROM trifecta_postings q WHERE q.segment_id=%s "
+                    "AND q.lexeme = ANY(%s))"
+                    if within
+                    else ""
+                ),
             )
-            params[:0] = [group, lexemes, named, idfs, self._sid]
+            params[:0] = [
+                group,
+                lexemes,
+                named,
+                idfs,
+                self._sid,
+                *((self._sid, list(within)) if within else ()),
+            ]
         # idf * f * (k1 + 1) / (f + K) written as idf * (k1 + 1) * (1 - K / (f + K)), K = k1 * (1 - b + b * |D| / avgdl)
         norm = "(%s * (1 - %s + %s * h.n / %s))"
         k = [BM25_K1, BM25_B, BM25_B, mean]
@@ -1118,14 +1138,26 @@ class PostgresIndex(IndexWriter, IndexReader):
 
     def _ranked(self, clauses: Sequence[Sequence[tuple[str, float]]], limit: int) -> list[ScoredChunk]:
         """The chunks holding a term of every clause, best summed bm25 first; ties in the order they were
-        written."""
-        hits, params = self._hits(clauses)
+        written. With several clauses, only the chunks holding the rarest one are summed (a common word
+        such as `def` has postings in most chunks: summing them all would cost most of the search)."""
+        hits, params = self._hits(clauses, self._rarest(clauses) if len(clauses) > 1 else ())
         return self._chunks_ranked(
-            f"SELECT id, sum(score) AS score FROM ({hits}) AS h GROUP BY id HAVING count(*) = %s "
+            f"SELECT id, {_TIES.format('sum(score)')} AS score FROM ({hits}) AS h GROUP BY id HAVING count(*) = %s "
             "ORDER BY score DESC, id LIMIT %s",
             (*params, len(clauses), limit),
             "s.score DESC, s.id",
         )
+
+    def _rarest(self, clauses: Sequence[Sequence[tuple[str, float]]]) -> list[str]:
+        """The lexemes of the clause held by the fewest chunks among those of single words in any field
+        (known from their idf's frequencies); none when no clause is such."""
+        plain = []
+        for scoring in clauses:
+            keys = [_posting_key(text) for text, _ in scoring]
+            if all(key is not None and not key[1] for key in keys):
+                held = sum(self._doc_frequency([text]) for text, _ in scoring)
+                plain.append((held, [key[0] for key in keys if key]))
+        return min(plain)[1] if plain else []
 
     def _ranked_any(self, clauses: Sequence[Sequence[tuple[str, float]]], limit: int) -> list[ScoredChunk]:
         """Any of three or more words, in the SQLite store's two tiers (SqliteIndex._ranked_any): the chunks
@@ -1134,8 +1166,9 @@ class PostgresIndex(IndexWriter, IndexReader):
         one, scored by the sum over every word. Ties in the order they were written."""
         hits, params = self._hits(clauses)
         return self._chunks_ranked(
-            "SELECT id, held >= 2 AS paired, CASE WHEN held >= 2 THEN power(held - 1, %s) * paired ELSE total END "
-            "AS score FROM (SELECT id, count(*) FILTER (WHERE g < %s) AS held, "
+            "SELECT id, held >= 2 AS paired, "
+            + _TIES.format("CASE WHEN held >= 2 THEN power(held - 1, %s) * paired ELSE total END")
+            + " AS score FROM (SELECT id, count(*) FILTER (WHERE g < %s) AS held, "
             f"sum(score) FILTER (WHERE g < %s) AS paired, sum(score) AS total FROM ({hits}) AS h GROUP BY id) AS m "
             "ORDER BY paired DESC, score DESC, id LIMIT %s",
             (COORDINATION, MAX_PAIR_CLAUSES, MAX_PAIR_CLAUSES, *params, limit),
