@@ -82,13 +82,16 @@ def measure(tree: Path, rounds: int, workers: int, envs: dict[str, dict[str, str
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("trees", nargs="*", choices=sorted(TREES_BY_NAME), default=[])
+    ap.add_argument("trees", nargs="*", help=f"some of {', '.join(sorted(TREES_BY_NAME))} (default: all)")
     ap.add_argument("--base", required=True, help="the git revision to compare this checkout with")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--keep-dbs", type=Path, help="copy each version's last index here")
     args = ap.parse_args(argv)
+    unknown = sorted(set(args.trees) - set(TREES_BY_NAME))
+    if unknown:
+        ap.error(f"unknown trees: {', '.join(unknown)}")
     repo = BENCH_DIR.parent
     scratch = Path(tempfile.mkdtemp(prefix="trifecta-before-after-"))
     worktree = scratch / "base"
