@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -93,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown trees: {', '.join(unknown)}")
     repo = BENCH_DIR.parent
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still removes its worktree
     scratch = Path(tempfile.mkdtemp(prefix="trifecta-before-after-"))
     worktree = scratch / "base"
     try:
