@@ -803,7 +803,7 @@ class PostgresIndex(IndexWriter, IndexReader):
                 if file_ids:
                     conn.execute(
                         f"INSERT INTO trifecta_postings(segment_id, file_id, lexeme, chunk, tf, named, n_tokens) "
-                        f"{_POSTINGS_OF} WHERE c.segment_id=%s AND c.file_id = ANY(%s)",
+                        f"{_POSTINGS_OF} WHERE c.segment_id=%s AND c.file_id = ANY(%s) ORDER BY u.lexeme",
                         (sid, file_ids),
                     )
                 self._written += len(file_ids)
