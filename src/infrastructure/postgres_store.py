@@ -992,9 +992,14 @@ class PostgresIndex(IndexWriter, IndexReader):
         if not clauses:
             return []
         n_chunks = self._counts()[3]
+        # every frequency this search may ask for, in one round trip: each term's (for its idf), in the named
+        # fields too (the first tier of two words), and each word's (the common-word filter)
+        phrases = [p for alts in clauses for p in alts]
+        self._learn_frequencies(
+            [*([p] for p in phrases), *([_weighted(p, "ABC")] for p in phrases), *clauses]
+        )
         if not require_all and len(clauses) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
             # as the SQLite store: a word in a quarter of the chunks or more is left out of an any-word query
-            self._learn_frequencies(clauses)
             rare = [alts for alts in clauses if self._doc_frequency(alts) <= n_chunks / 4]
             clauses = rare or clauses
         if require_all or len(clauses) == 1:
