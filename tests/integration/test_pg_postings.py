@@ -1,6 +1,6 @@
 """The shared index's per-word postings (schema 7), on a real PostgreSQL server started here: they hold
 exactly what the chunks' tsvectors hold after files are added, changed and deleted; a database of schema 6
-gets them when it is migrated; a run that wrote many files vacuums and analyzes the tables it wrote."""
+gets them when it is migrated; a run that wrote many files vacuums and analyzes the tables it wrote; writes leave GIN indexes no pending list."""
 
 from __future__ import annotations
 
@@ -104,3 +104,27 @@ def test_a_run_that_wrote_many_files_vacuums_and_analyzes(server: str, tmp_path:
             ).fetchall()
         )
     assert analyzed == {"trifecta_chunks": True, "trifecta_postings": True}
+
+
+def test_writes_leave_no_pending_list_for_searches_to_read(
+    server: str, sample_repo: Path, tmp_path: Path
+) -> None:
+    """Every search that asks a GIN index reads its pending list: the writer of another segment must not
+    leave one (fastupdate off on both, schema 8)."""
+    url = new_database(server, "pending")
+    other = tmp_path / "other"
+    other.mkdir()
+    for n in range(30):
+        (other / f"o{n}.py").write_text(f"def other_{n}(value):\n    return 'other text {n}' + value\n")
+    for path, segment in ((sample_repo, "sample"), (other, "other")):
+        with trifecta.open(path, db_url=url, segment_id=segment, telemetry=False, workers=1) as engine:
+            engine.index()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+        pending = {
+            name: conn.execute(
+                "SELECT n_pending_tuples FROM gin_metapage_info(get_raw_page(%s, 0))", (name,)
+            ).fetchone()[0]
+            for name in ("trifecta_chunks_tsv", "trifecta_chunks_trgm")
+        }
+    assert pending == {"trifecta_chunks_tsv": 0, "trifecta_chunks_trgm": 0}
