@@ -6,12 +6,16 @@ and a changed file never makes another file's resolutions stale.
 
 ``ast def PATH:LINE[:COL]`` (kind ``"definition"``): the name at the position (the first call on the line
 without a column), how it resolved (``exact``, ``import``, ``name`` with every candidate, ``unresolved``
-with a ``reason``) and ``definitions``, each with path, lines, symbol, kind, signature and ``uri``.
-A position that is not on a name is ``INVALID_ARGUMENT``.
+with a ``reason``) and ``definitions``, each with path, lines, symbol, kind, signature and ``uri``;
+``engine`` says who answered: ``lsp`` (the language server's ``textDocument/definition``, exact; places
+outside the segment in ``external``) when one is running for the file's language or ``engine="lsp"``
+asks for it, else ``index``; a server that fails leaves the answer to the index with ``lsp.reason`` and an
+``LSP_FALLBACK`` warning. A position that is not on a name is ``INVALID_ARGUMENT``.
 
 ``ast callers URI`` / ``ast callees URI`` (kinds ``"callers"``, ``"callees"``): ``hits``, one per call site,
 with ``path``, ``line``, ``column`` (1-based), ``symbol`` and ``uri`` of the other end, ``resolution``,
-``callee`` (the call as written) and a one-line ``preview``; as many as fit in ``max_bytes_total``
+``callee`` (the call as written), ``use`` (callers: ``call``, or ``reference`` for a function read as a
+value: a callback, a dispatch table) and a one-line ``preview``; as many as fit in ``max_bytes_total``
 (``total``, ``omitted``). Callers are the calls that reach the definition (``name`` matches too, marked
 so: a caller counts ``exact``/``import`` ones as sure); callees also list the calls that reach nothing in
 the segment, as ``resolution: "unresolved"``.
@@ -29,7 +33,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -47,13 +51,14 @@ from ..domain.calls import (
     bound_imports,
     callee_parts,
     calls_target,
-    resolve_call,
+    resolve_edge,
     star_imports,
 )
 from ..domain.code import Symbol
-from ..domain.contract import ErrorCode, Ref, Response
+from ..domain.contract import ErrorCode, Notice, Ref, Response, WarningCode
 from ..domain.rewrite_policy import is_test_file
 from ..domain.selector import Selector, SelectorKind, parse
+from .navigation import LanguageServerUnavailable, Location
 from .ports import FileRefused, FileSource, IndexReader, OutsideSegment
 from .zoom_ast import PathRules, SymbolResolver, Unresolved, uri_of
 
@@ -84,7 +89,10 @@ class CallGraph:
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._importers: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
         self._stars: list[tuple[str, Edge]] | None = None
-        self.segment = Segment(lookup=self.candidates, context_of=self.context, importers=self.importers)
+        self._returns: dict[str, dict[tuple[str, str], list[str]]] = {}
+        self.segment = Segment(
+            lookup=self.candidates, context_of=self.context, importers=self.importers, returns=self.returns
+        )
 
     def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
         if path not in self._modules:
@@ -137,6 +145,21 @@ class CallGraph:
             found = self._contexts[path]
         return found
 
+    def returns(self, name: str) -> Mapping[tuple[str, str], Sequence[str]]:
+        """What the functions of this name return (their RETURN edges), by path and qualified name."""
+        if name not in self._returns:
+            self.load_returns([name])
+        return self._returns[name]
+
+    def load_returns(self, names: Iterable[str]) -> None:
+        """The RETURN edges of many names in one look-up."""
+        todo = sorted({n for n in names if n not in self._returns})
+        for name in todo:
+            self._returns[name] = {}
+        for start in range(0, len(todo), 500):
+            for path, edge in self._reader.edges(names=todo[start : start + 500], kinds=[EdgeKind.RETURN]):
+                self._returns[edge.name].setdefault((path, edge.caller), []).append(edge.text)
+
     def importers(self, name: str) -> list[tuple[tuple[str, ...], str, Edge]]:
         """The module-level imports of the segment that bind ``name`` or import ``*``, with their files'
         modules and paths (for re-exports: a file's context is loaded only when its module is the one)."""
@@ -172,7 +195,7 @@ class CallGraph:
             parts = callee_parts(edge.text)
             heads.update(parts[:1])
             for type_text in edge.alias.split("|") if edge.alias else ():
-                heads.update(callee_parts(type_text)[:1])
+                heads.update(callee_parts(type_text.removesuffix("()"))[:1])
         imports: dict[str, list[Edge]] = {p: [] for p in todo}
         for start in range(0, len(todo), 500):
             chunk = todo[start : start + 500]
@@ -198,23 +221,33 @@ class CallGraph:
         )
 
     def resolve(self, path: str, edge: Edge) -> Resolved:
-        return resolve_call(edge, self.context(path), self.segment)
+        return resolve_edge(edge, self.context(path), self.segment)
 
     def callers(self, path: str, symbol: Symbol) -> list[tuple[str, Edge, Resolved]]:
-        """The call sites that reach the definition, by path and position."""
+        """The call sites that reach the definition, and the places that read it as a value (a callback,
+        a dispatch table: ``EdgeKind.REFERENCE``), by path and position."""
         aliases = {
             e.alias
             for _, e in self._reader.edges(names=[symbol.name], kinds=[EdgeKind.IMPORT])
             if e.alias and e.alias != symbol.name
         }
-        calls = self._reader.edges(names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL])
+        calls = self._reader.edges(
+            names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL, EdgeKind.REFERENCE]
+        )
         calling = self._calling_contexts(calls)
+        self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`)
+            t[:-2].rsplit(".", 1)[-1]
+            for _, e in calls
+            if "()" in e.alias
+            for t in e.alias.split("|")
+            if t.endswith("()")
+        )
         found = []
         # by the targets' identity (a name's matches are one tuple for all its calls), each kept alive here so
         # that its id is not reused
         reaches: dict[int, tuple[tuple[Candidate, ...], bool]] = {}
         for call_path, edge in calls:
-            resolved = resolve_call(edge, calling[call_path], self.segment)
+            resolved = resolve_edge(edge, calling[call_path], self.segment)
             known = reaches.get(id(resolved.targets))
             if known is None or known[0] is not resolved.targets:
                 known = reaches[id(resolved.targets)] = (
@@ -237,11 +270,27 @@ class CallGraph:
 # --------------------------------------------------------------------------------------------- requests
 
 
+ENGINES = ("auto", "lsp", "index")
+MAX_EXTERNAL = 5  # definitions outside the segment a server answer lists
+
+
+class DefinitionServer(Protocol):
+    """A language server that answers ``textDocument/definition`` (``lsp_client``): positions as the
+    ``navigation.LanguageServer`` port has them; raises ``LanguageServerUnavailable`` and nothing else."""
+
+    def definition(self, path: str, text: str, line: int, column: int) -> list[Location]: ...
+
+    def running(self, path: str) -> bool: ...
+
+
 @attrs.frozen(kw_only=True)
 class DefinitionRequest:
     path: str
     line: int
     column: int | None = None  # 1-based; None: the first call on the line, else its first name
+    # "auto": the language server when one is running for the file's language, else the index; "lsp": the
+    # server (started if need be), the index when it cannot answer; "index": the index only
+    engine: str = "auto"
 
 
 @attrs.frozen(kw_only=True)
@@ -443,6 +492,7 @@ class CallersUseCase(_GraphUseCase):
                 "uri": None,
                 "resolution": r.resolution.value,
                 "callee": e.text,
+                "use": "reference" if e.kind is EdgeKind.REFERENCE else "call",
                 "preview": "",
             }
             for p, e, r in found
@@ -577,10 +627,21 @@ class ImpactUseCase(_GraphUseCase):
 
 
 class DefinitionUseCase(_GraphUseCase):
-    """``ast def PATH:LINE[:COL]``: what the name at a position is, from the index."""
+    """``ast def PATH:LINE[:COL]``: what the name at a position is, through the language server (exact, as
+    the server reads the code) when one is running or asked for, else from the index; ``data.engine`` says
+    which answered. A server that is missing, crashes, hangs past its timeout or finds nothing leaves the
+    answer to the index, with ``data.lsp`` saying why (and, for a failure, an ``LSP_FALLBACK`` warning)."""
+
+    def __init__(self, *, server: DefinitionServer | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._server = server
 
     def execute(self, request: DefinitionRequest) -> Response:
         path, line, column = request.path, request.line, request.column
+        if request.engine not in ENGINES:
+            return _bad(
+                DEFINITION_KIND, f"engine must be one of {', '.join(ENGINES)}, got {request.engine!r}"
+            )
         if not isinstance(path, str) or not path:
             return _bad(DEFINITION_KIND, "path must be a file of the segment")
         if not _bounded_int(line, 1, 10**9) or (column is not None and not _bounded_int(column, 1, 10**9)):
@@ -601,7 +662,6 @@ class DefinitionUseCase(_GraphUseCase):
             return Response.failure(
                 DEFINITION_KIND, ErrorCode.FILE_NOT_FOUND, f"no file {path} in the segment"
             )
-        del text
         lines = self._lines(path, cache) or []
         if line > len(lines):
             return _bad(DEFINITION_KIND, f"{path} has {len(lines)} lines, not {line}")
@@ -616,7 +676,8 @@ class DefinitionUseCase(_GraphUseCase):
             (
                 e
                 for e in edges
-                if e.kind is EdgeKind.CALL and e.column <= start < e.column + max(len(e.name), 1)
+                if e.kind in (EdgeKind.CALL, EdgeKind.REFERENCE)
+                and e.column <= start < e.column + max(len(e.name), 1)
             ),
             None,
         )
@@ -627,6 +688,8 @@ class DefinitionUseCase(_GraphUseCase):
         symbols = graph.symbols(path)
         own = next((s for s in symbols if s.def_line == line and s.name == name), None)
         data: dict[str, Any] = {"path": path, "line": line, "column": start + 1, "name": name}
+        warnings: list[Notice] = []
+        resolved: Resolved | None = None
         if edge is None and own is not None:
             resolved = Resolved(
                 resolution=Resolution.EXACT,
@@ -645,6 +708,29 @@ class DefinitionUseCase(_GraphUseCase):
                     kind=EdgeKind.CALL, caller=caller, line=line, column=start, name=name, text=prefix + name
                 )
             data["expression"] = edge.text
+        server = self._server
+        if server is not None and (
+            request.engine == "lsp" or (request.engine == "auto" and server.running(path))
+        ):
+            try:
+                locations = server.definition(path, text.decode("utf-8", "replace"), line, start)
+            except LanguageServerUnavailable as exc:
+                data["lsp"] = {"reason": exc.reason, "message": exc.message}
+                warnings.append(
+                    Notice(
+                        code=WarningCode.LSP_FALLBACK,
+                        message=f"the language server could not answer ({exc.reason}): {exc.message}; "
+                        "the definitions are the index's",
+                        data={"reason": exc.reason, **exc.details},
+                    )
+                )
+            else:
+                if locations:
+                    return self._from_server(data, locations, graph)
+                data["lsp"] = {"reason": "no_definition", "message": "the language server found none"}
+        data["engine"] = "index"
+        if resolved is None:
+            assert edge is not None
             resolved = graph.resolve(path, edge)
         data["resolution"] = resolved.resolution.value
         if resolved.reason:
@@ -658,6 +744,47 @@ class DefinitionUseCase(_GraphUseCase):
                 {"path": t.path, "line": s.def_line, "start_line": s.start_line, "end_line": s.end_line,
                  "symbol": s.qualname, "kind": s.kind.value, "signature": s.signature, "uri": graph.uri(t.path, s.qualname)}
             )  # fmt: skip
+        self._fit(data, definitions, MAX_LIMIT)
+        data["definitions"] = data.pop("hits")
+        actions = [act.snippet(d["uri"]) for d in data["definitions"][:3] if d["uri"]]
+        return Response.success(DEFINITION_KIND, data, next_actions=actions).with_warnings(warnings)
+
+    def _from_server(self, data: dict[str, Any], locations: Sequence[Location], graph: CallGraph) -> Response:
+        """The server's definitions, each described from the index (the definition whose name is on that
+        line, else the innermost around it); places outside the segment are listed in ``external``."""
+        data["engine"] = "lsp"
+        data["resolution"] = Resolution.EXACT.value
+        definitions: list[dict[str, Any]] = []
+        external: list[str] = []
+        cache: dict[str, list[str] | None] = {}
+        for loc in dict.fromkeys(locations):
+            if not loc.in_segment:
+                external.append(f"{loc.path}:{loc.line}")
+                continue
+            symbols = graph.symbols(loc.path)
+            s = next((x for x in symbols if x.def_line == loc.line), None)
+            if s is None:
+                around = [x for x in symbols if x.start_line <= loc.line <= x.end_line]
+                s = max(around, key=lambda x: (x.depth, x.start_line)) if around else None
+                if s is not None and s.def_line != loc.line:  # a variable, a parameter: its own line
+                    definitions.append(
+                        {"path": loc.path, "line": loc.line, "start_line": loc.line, "end_line": loc.line,
+                         "symbol": None, "kind": None, "in": s.qualname, "signature": "",
+                         "preview": self._preview(loc.path, loc.line, cache), "uri": graph.uri(loc.path, s.qualname)}
+                    )  # fmt: skip
+                    continue
+            if s is None:
+                definitions.append(
+                    {"path": loc.path, "line": loc.line, "start_line": loc.line, "end_line": loc.line,
+                     "symbol": None, "kind": None, "signature": "",
+                     "preview": self._preview(loc.path, loc.line, cache), "uri": None}
+                )  # fmt: skip
+                continue
+            definitions.append(
+                {"path": loc.path, "line": s.def_line, "start_line": s.start_line, "end_line": s.end_line,
+                 "symbol": s.qualname, "kind": s.kind.value, "signature": s.signature, "uri": graph.uri(loc.path, s.qualname)}
+            )  # fmt: skip
+        data["external"] = external[:MAX_EXTERNAL]
         self._fit(data, definitions, MAX_LIMIT)
         data["definitions"] = data.pop("hits")
         actions = [act.snippet(d["uri"]) for d in data["definitions"][:3] if d["uri"]]

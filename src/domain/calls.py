@@ -20,14 +20,22 @@ A call resolves in this order, and the first rule that finds a definition decide
    class its name reaches in the file that declares it (through that file's imports, else its own module,
    else the one class of that name in the segment); a base that reaches nothing in the segment ends the
    walk there, never guessed by name.
-3. ``exact``, the receiver's type where the parser knew it (an annotated parameter, ``x = C()``,
-   ``self.x = C()``, a module-level or enclosing function's variable; ``A|B`` for several): ``x.m()``
-   reaches ``C.m`` or a base's.
+3. ``exact``, the receiver's type where the parser knew it (an annotated parameter, ``Optional[C]``,
+   ``x = C()``, ``self.x = C()``, a module-level or enclosing function's variable; ``A|B`` for several):
+   ``x.m()`` reaches ``C.m`` or a base's. A type ``f()`` (``x = self.make()``, ``x = y.load()`` written
+   ``Y.load()`` once y's class is known, ``make().m()``) is what the definitions the call resolves to
+   (``exact``/``import`` only) return: their RETURN edges (an annotation, ``return C(...)``,
+   ``return self``/``cls(...)``, or another call, followed up to ``MAX_RETURN_DEPTH``), each read as the
+   returning file reads it. A class named as the receiver (``Base.m(self)``, ``mod.Klass.m()``) reaches
+   its member or a base's.
 4. ``exact``, module-level names: a bare ``f()`` reaches a function or class of the same module (a Go
    package is one module), or a function nested in the enclosing one; ``import``: a bare name a star import
    of the file provides (``from .x import *``).
 5. ``name``: every callable or class with the called name, all kept.
 6. ``unresolved``: nothing with that name in the segment; reported, never dropped.
+
+A reference (``EdgeKind.REFERENCE``: a function read as a value, ``callback=self.on_done``) resolves the
+same way, and counts only when it reaches functions ``exact``ly or through an ``import``.
 """
 
 from __future__ import annotations
@@ -45,6 +53,8 @@ from .code import SymbolKind
 class EdgeKind(enum.StrEnum):
     CALL = "call"
     IMPORT = "import"
+    REFERENCE = "ref"  # a function read as a value (`callback=self.on_done`): resolved like a call
+    RETURN = "return"  # what a function returns: `caller` is the function, `text` the class as written
 
 
 class Resolution(enum.StrEnum):
@@ -113,6 +123,8 @@ class Resolved:
 
 
 Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, anywhere in the segment
+# what the functions of a name return: (path, qualified name) -> classes as written (RETURN edges' texts)
+Returns = Callable[[str], Mapping[tuple[str, str], Sequence[str]]]
 ContextOf = Callable[[str], "FileContext | None"]  # the context of another file of the segment, by path
 # the imports of the segment that bind a name or import `*`: (the importing file's module, its path, the import)
 Importers = Callable[[str], Sequence[tuple[tuple[str, ...], str, Edge]]]
@@ -127,6 +139,7 @@ class Segment:
     lookup: Lookup
     context_of: ContextOf | None = None
     importers: Importers | None = None
+    returns: Returns | None = None
     # what was worked out once for this segment (re-exports, bases): the answers do not depend on the call
     memo: dict[tuple[object, ...], Any] = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -139,6 +152,9 @@ _GENERIC = re.compile(r"<[^<>()]*>")
 _NOT_NAME = re.compile(r"[^\w$]")
 MAX_BASE_DEPTH = 6
 MAX_REEXPORT_DEPTH = 3
+MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are followed
+_FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
+_SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _SUBSCRIPT = re.compile(r"\[.*$")
 
 
@@ -357,10 +373,12 @@ def _member(
     return []
 
 
-def _classes_named(text: str, ctx: FileContext, segment: Segment, nested_in: str = "") -> list[Candidate]:
+def _classes_named(
+    text: str, ctx: FileContext, segment: Segment, nested_in: str = "", *, anywhere: bool = True
+) -> list[Candidate]:
     """The class a receiver's type or a base names (`Store`, `threading.Event`): through the file's
     imports, else the file's own module (a sibling class of `nested_in` first), else a star import of the
-    file, else the one class of that name in the segment; none when it stays ambiguous."""
+    file, else (``anywhere``) the one class of that name in the segment; none when it stays ambiguous."""
     parts = callee_parts(text)
     if not parts:
         return []
@@ -381,7 +399,7 @@ def _classes_named(text: str, ctx: FileContext, segment: Segment, nested_in: str
     if local:
         return local
     starred = _through_stars(parts[0], ctx, segment, _CONTAINERS)
-    if starred:
+    if starred or not anywhere:
         return starred
     top = [c for c in classes if c.qualname == parts[0]]
     return top if len(top) == 1 else []
@@ -399,6 +417,79 @@ def _through_stars(
     return []
 
 
+def _returned_classes(
+    text: str, caller: str, ctx: FileContext, segment: Segment, depth: int = 0
+) -> list[Candidate]:
+    """The classes a call's value has (a receiver typed ``f()``, ``self.make()``): the call resolved
+    (``exact`` or ``import`` only) in the caller's scope, then what each definition it reaches returns, as
+    its own file reads the returned class (a return of another call, ``g()``, is followed up to
+    ``MAX_RETURN_DEPTH``)."""
+    key = ("returned", ctx.path, caller, text, depth)
+    if key in segment.memo:
+        return segment.memo[key]
+    out: list[Candidate] = []
+    segment.memo[key] = out  # a function returning its own call finds nothing more
+    callee = text[:-2]
+    if depth > MAX_RETURN_DEPTH or segment.returns is None or segment.context_of is None:
+        return out
+    name = callee.rsplit(".", 1)[-1]
+    returns = segment.returns(name)
+    if not returns:
+        return out  # nothing of that name returns a known class (most calls: `strip()`, `get()`)
+    if "()." in callee:  # `Widget.create().copy()`: the method of what the inner call returns
+        receiver, _, method = callee.rpartition("().")
+        _, by_place = _callables(segment, method)
+        called = [
+            h
+            for owner in _returned_classes(f"{receiver}()", caller, ctx, segment, depth + 1)
+            for h in _member(owner, method, segment, by_place)
+        ]
+    else:
+        parts = callee_parts(callee)
+        if not parts:
+            return out
+        inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
+        resolved = resolve_call(inner, ctx, segment)
+        called = list(resolved.targets) if resolved.resolution in _SURE else []
+    for target in called:
+        if target.kind in _CONTAINERS:
+            out.append(target)
+            continue
+        for returned in returns.get((target.path, target.qualname), ()):
+            where = segment.context_of(target.path)
+            if where is None:
+                continue
+            if returned.endswith("()"):
+                out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))
+                continue
+            own = [
+                c for c in segment.lookup(returned.rsplit(".", 1)[-1])
+                if c.path == target.path and c.qualname == returned and c.kind in _CONTAINERS
+            ]  # fmt: skip
+            out.extend(own or _classes_named(returned, where, segment))  # `return self`: the class itself
+    out[:] = list(dict.fromkeys(out))
+    return out
+
+
+def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes one of a call's receiver types names: a class as written, or ``f()``'s return."""
+    if type_text.endswith("()"):
+        return _returned_classes(type_text, edge.caller, ctx, segment)
+    return _classes_named(type_text, ctx, segment)
+
+
+def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
+    """A call as ``resolve_call`` resolves it; a reference (a function read as a value) only when it
+    resolves ``exact`` or ``import`` to functions (a class or a variable named so is not a use of one)."""
+    resolved = resolve_call(edge, ctx, segment)
+    if edge.kind is not EdgeKind.REFERENCE:
+        return resolved
+    targets = tuple(t for t in resolved.targets if t.kind in _FUNCTIONS)
+    if resolved.resolution not in _SURE or not targets:
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
+    return attrs.evolve(resolved, targets=targets)
+
+
 def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
     """The definitions a call may reach, and how they were found (see the module's docstring)."""
     if not isinstance(segment, Segment):
@@ -410,6 +501,15 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     found, by_place = _callables(segment, edge.name)
     by_import = _through_import(parts, ctx, segment)
     if by_import is not None:
+        if by_import.targets or len(parts) < 2:
+            return by_import
+        # `mod.Class.method(self)`: a method the imported class inherits
+        owners = _through_import(parts[:-1], ctx, segment, _CONTAINERS)
+        hits = [
+            h for o in (owners.targets if owners else ()) for h in _member(o, edge.name, segment, by_place)
+        ]
+        if hits:
+            return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(hits)))
         return by_import
     if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
         owner = enclosing_class(edge.caller, ctx, lookup)
@@ -421,7 +521,16 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         hits = [
             h
             for type_text in edge.alias.split("|")
-            for t in _classes_named(type_text, ctx, segment)
+            for t in _receiver_classes(type_text, edge, ctx, segment)
+            for h in _member(t, edge.name, segment, by_place)
+        ]
+        if hits:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
+    elif len(parts) == 2 and parts[0] not in ctx.self_names:
+        # `Base.method(self)`, `Klass.create()`: a class of the file (or one it star-imports) as the receiver
+        hits = [
+            h
+            for t in _classes_named(parts[0], ctx, segment, anywhere=False)
             for h in _member(t, edge.name, segment, by_place)
         ]
         if hits:

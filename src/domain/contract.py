@@ -71,6 +71,7 @@ class WarningCode(enum.StrEnum):
     INDEX_STALE = "INDEX_STALE"  # another process was refreshing; the answer is from the last committed index
     INDEX_REPLACED = "INDEX_REPLACED"  # the database file was replaced while this process was writing it
     CONFIG_UNTRUSTED = "CONFIG_UNTRUSTED"  # the segment's own config set settings only the user may set
+    LSP_FALLBACK = "LSP_FALLBACK"  # the language server could not answer; the answer is the index's
 
 
 # Codes that mean "the caller asked for something malformed" (CLI exit 2); the rest are exit 1

@@ -96,6 +96,23 @@ class LazyLanguageServer(LanguageServer):
     def references(self, path: str, text: str, line: int, column: int) -> list[Location]:
         return self._server(path).references(path, text, line, column)
 
+    def definition(self, path: str, text: str, line: int, column: int) -> list[Location]:
+        server = self._server(path)
+        ask = getattr(server, "definition", None)
+        if ask is None:
+            raise LanguageServerUnavailable(
+                "no_server", f"the language server for {path} does not answer definitions", {}
+            )
+        return list(ask(path, text, line, column))
+
+    def running(self, path: str) -> bool:
+        """Whether the server of this file's language is up now (no server is started to find out)."""
+        language = language_of(path)
+        row = self._by_language.get(language) if language else None
+        inner = self._inners.get(row.name) if row is not None else None
+        running = getattr(inner, "running", None)
+        return bool(running(path)) if running is not None else False
+
     def close(self) -> None:
         with self._lock:
             self._closed = True

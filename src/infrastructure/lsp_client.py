@@ -249,6 +249,25 @@ class StdioLanguageServer(LanguageServer):
 
         return self._request("references", ask)
 
+    def definition(self, path: str, text: str, line: int, column: int) -> list[Location]:
+        """``textDocument/definition`` at the position: where the name there is defined (a
+        ``LocationLink`` answer is read as its target's name)."""
+        position = self._position(text, line, column)
+
+        async def ask(session: _Session) -> list[Location]:
+            async with self._opened(session, path, text) as doc:
+                result = await session.client.text_document_definition_async(
+                    lsp.DefinitionParams(text_document=doc, position=position)
+                )
+            return [self._location(loc) for loc in _as_locations(result)]
+
+        return self._request("definition", ask)
+
+    def running(self, path: str = "") -> bool:
+        """Whether a server process is up now (started by an earlier request and still alive)."""
+        session = self._session
+        return session is not None and session.alive and not self._closed
+
     def close(self) -> None:
         """Shut the server down (``shutdown``, ``exit``, then kill) and stop the event loop thread."""
         with self._lock:
@@ -520,6 +539,18 @@ class StdioLanguageServer(LanguageServer):
 def _looks_dead(exc: BaseException) -> bool:
     text = str(exc)
     return isinstance(exc, BrokenPipeError | ConnectionError) or "exited with return code" in text
+
+
+def _as_locations(result: Any) -> list[lsp.Location]:
+    """A definition answer (one ``Location``, a list of them, or of ``LocationLink``s) as locations."""
+    items = result if isinstance(result, list) else [result] if result is not None else []
+    out = []
+    for item in items:
+        if isinstance(item, lsp.LocationLink):
+            out.append(lsp.Location(uri=item.target_uri, range=item.target_selection_range))
+        elif isinstance(item, lsp.Location):
+            out.append(item)
+    return out
 
 
 def _hover_info(result: lsp.Hover | None) -> HoverInfo | None:

@@ -230,7 +230,7 @@ def bootstrap(
         "reader": store, "resolver": resolver, "source": source, "rules": selector_rules(), "policy": policy
     }  # fmt: skip
     return App(
-        definition=DefinitionUseCase(**graph),
+        definition=DefinitionUseCase(**graph, server=language_server),
         callers=CallersUseCase(**graph),
         callees=CalleesUseCase(**graph),
         impact=ImpactUseCase(**graph),

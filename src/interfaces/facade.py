@@ -391,13 +391,17 @@ class Engine:
         return self._app.refs.execute(RefsRequest(uri=uri, limit=limit))
 
     @_guarded("definition")
-    def definition(self, path: str, line: int, column: int | None = None) -> Response:
-        """What the name at `path:line[:column]` (1-based) is: its definitions from the index's call graph,
-        with how they were found (exact, import, name with every candidate, or unresolved and why).
-        Without a column, the first call on the line. A position that is not on a name is INVALID_ARGUMENT."""
+    def definition(self, path: str, line: int, column: int | None = None, engine: str = "auto") -> Response:
+        """What the name at `path:line[:column]` (1-based) is: its definitions through the language server
+        when one is running (`engine="lsp"` starts it; `"index"` never asks it), else from the index's call
+        graph, with how they were found (exact, import, name with every candidate, or unresolved and why);
+        `data["engine"]` says which answered. Without a column, the first call on the line. A position
+        that is not on a name is INVALID_ARGUMENT."""
         self._ensure_index()
         assert self._app.definition is not None
-        return self._app.definition.execute(DefinitionRequest(path=path, line=line, column=column))
+        return self._app.definition.execute(
+            DefinitionRequest(path=path, line=line, column=column, engine=engine)
+        )
 
     @_guarded("callers")
     def callers(self, uri: str, limit: int = 50) -> Response:

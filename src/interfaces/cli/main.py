@@ -410,12 +410,21 @@ def ast_refs_cmd(
 def ast_def_cmd(
     position: Annotated[str, typer.Argument(help="PATH:LINE[:COL], 1-based (pkg/mod.py:42:17)")],
     segment: SegmentOpt = ".",
+    engine_name: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="auto: the language server when one is running, else the index; lsp: ask the server "
+            "(started for this call), the index when it cannot answer; index: the index only.",
+        ),
+    ] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
-    """What the name at a position is: its definitions from the index (exact, import, or by name with every
-    candidate). Without a column, the first call on the line."""
+    """What the name at a position is: its definitions through the language server (exact), or from the
+    index (exact, import, or by name with every candidate) when no server answers. Without a column, the
+    first call on the line."""
     path, line, column = _position(position)
-    _answer(segment, as_json, lambda engine: engine.definition(path, line, column))
+    _answer(segment, as_json, lambda engine: engine.definition(path, line, column, engine=engine_name))
 
 
 def _position(text: str) -> tuple[str, int, int | None]:

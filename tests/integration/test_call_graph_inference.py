@@ -1,0 +1,62 @@
+"""Receivers typed by what functions return, classes named as receivers, and functions read as values,
+over tests/fixtures/callgraph_inference indexed into a real SQLite file through the facade."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trifecta
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "callgraph_inference"
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[trifecta.Engine]:
+    repo = tmp_path_factory.mktemp("inference") / "repo"
+    shutil.copytree(FIXTURE, repo)
+    with trifecta.open(repo) as e:
+        e.index()
+        yield e
+
+
+def callers(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [(h["path"], h["line"], h["symbol"], h["resolution"], h["use"]) for h in data["data"]["hits"]]
+
+
+def test_receivers_typed_by_return_values_reach_the_method(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/shop/models/Widget#render") == [
+        ("shop/use.py", 13, "from_a_function", "exact", "call"),  # w = make_widget(); return Widget()
+        ("shop/use.py", 18, "through_two_returns", "exact", "call"),  # make_indirect() returns make_widget()
+        ("shop/use.py", 22, "chained", "exact", "call"),  # build() -> "Widget"
+        ("shop/use.py", 27, "optional", "exact", "call"),  # maybe() -> Optional[Widget]
+        ("shop/use.py", 33, "self_and_cls_returns", "exact", "call"),  # create: cls(); copy: self
+    ]
+
+
+def test_a_class_named_as_the_receiver_reaches_the_inherited_method(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/shop/models/Base#helper") == [
+        ("shop/models.py", 39, "Child.run", "exact", "call"),  # Base.helper(self), a class of the file
+        ("shop/use.py", 37, "inherited_through_a_class_name", "import", "call"),  # imported Child(Base)
+    ]
+
+
+def test_functions_read_as_values_are_references_and_a_local_of_that_name_is_not(
+    engine: trifecta.Engine,
+) -> None:
+    assert callers(engine, "sym://python/type/shop/use/on_event") == [
+        ("shop/use.py", 8, "", "exact", "reference"),  # HANDLERS = [on_event]; line 42 is a local
+    ]
+    assert callers(engine, "sym://python/type/shop/use/Panel#refresh") == [
+        ("shop/use.py", 47, "Panel.__init__", "exact", "reference"),  # [self.refresh]
+    ]
+    # impact follows references too: what reads a function as a value breaks when it changes
+    impact = engine.impact("sym://python/type/shop/use/Panel#refresh").to_dict()["data"]
+    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["Panel.__init__"]
