@@ -195,7 +195,7 @@ class CallGraph:
             parts = callee_parts(edge.text)
             heads.update(parts[:1])
             for type_text in edge.alias.split("|") if edge.alias else ():
-                heads.update(callee_parts(type_text.removesuffix("()"))[:1])
+                heads.update(part.split("(", 1)[0] for part in callee_parts(type_text)[:1])  # `make().m()`
         imports: dict[str, list[Edge]] = {p: [] for p in todo}
         for start in range(0, len(todo), 500):
             chunk = todo[start : start + 500]

@@ -185,15 +185,26 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     binds its alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`)."""
     found: dict[tuple[int, int], tuple[int, Edge]] = {}
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
+    in_method: set[int] = set()  # `this.<field> = ...` in a method: typed for its class
+    returns: dict[int, str] = {}  # a function's start byte -> the class its annotation returns
     for pattern, captures in matches:
-        if "reference.typed" in captures and "typed.type" in captures:
+        if "reference.typed" in captures and ("typed.type" in captures or "typed.call" in captures):
             if "typed.name" in captures:
                 variable = _text(captures["typed.name"][0])
-            elif "typed.field" in captures:
-                variable = "this." + _text(captures["typed.field"][0])
+            elif "typed.field" in captures or "typed.this" in captures:
+                variable = "this." + _text((captures.get("typed.field") or captures["typed.this"])[0])
             else:
                 continue
-            typed[captures["reference.typed"][0].start_byte] = (variable, _text(captures["typed.type"][0]))
+            start = captures["reference.typed"][0].start_byte
+            if "typed.type" in captures:
+                typed[start] = (variable, _text(captures["typed.type"][0]))
+            else:  # what the call returns, looked up when asked (domain.calls)
+                typed[start] = (variable, re.sub(r"\s+", "", _text(captures["typed.call"][0])) + "()")
+            if "typed.this" in captures:
+                in_method.add(start)
+            continue
+        if "reference.returns" in captures and "returns.type" in captures:
+            returns[captures["reference.returns"][0].start_byte] = _text(captures["returns.type"][0])
             continue
         if "reference.call" in captures and "call.name" in captures:
             node, name_node = captures["reference.call"][0], captures["call.name"][0]
@@ -225,18 +236,26 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
         if key not in found or found[key][0] > pattern:
             found[key] = (pattern, edge)
     ordered = sorted(found.items())
-    scopes = _enclosing([start for (start, _), _ in ordered] + sorted(typed), defs)
+    scopes = _enclosing([start for (start, _), _ in ordered] + sorted(typed) + sorted(returns), defs)
     types: dict[tuple[str, str], str] = {}
-    for start, scope in zip(sorted(typed), scopes[len(ordered) :], strict=True):
+    typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
+    for start, scope in zip(sorted(typed), typed_scopes, strict=True):
         variable, type_text = typed[start]
-        if scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):  # the variable is a definition itself
-            scope = scope.rsplit(".", 1)[0] if "." in scope else ""
-        types[(scope, variable)] = type_text
+        if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
+            scope = scope.rsplit(".", 1)[0] if "." in scope else ""  # the class, or the definition's scope
+        if not type_text.endswith("()") or types.get((scope, variable), "()").endswith("()"):
+            types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
     out: list[Edge] = []
     for (_, (_, edge)), caller in zip(ordered, scopes[: len(ordered)], strict=True):
         if edge.kind is EdgeKind.CALL and types and "." in edge.text:
             edge = attrs.evolve(edge, alias=_receiver_type(types, caller, edge.text.rsplit(".", 1)[0]))
         out.append(attrs.evolve(edge, caller=caller) if caller else edge)
+    for start, function in zip(sorted(returns), scopes[len(ordered) + len(typed) :], strict=True):
+        if function:  # the annotated function itself: `_enclosing` counts a definition as around its start
+            short = function.rsplit(".", 1)[-1]
+            out.append(
+                Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=returns[start])
+            )
     return tuple(out)
 
 
@@ -270,8 +289,25 @@ def _receiver_type(types: dict[tuple[str, str], str], caller: str, receiver: str
     for end in range(len(parts), -1, -1):
         found = types.get((".".join(parts[:end]), receiver))
         if found:
-            return found
+            return _concrete(types, caller, found)
     return ""
+
+
+MAX_CALL_CHAIN = 3  # `make().build().fix()`: the longest receiver type kept
+
+
+def _concrete(types: dict[tuple[str, str], str], caller: str, type_text: str) -> str:
+    """``x.make()`` as ``Foo.make()`` where x's class is known (the call resolves through the class when
+    asked, with no variable to type then); other types as they are."""
+    head, _, rest = type_text.removesuffix("()").partition(".")
+    if not type_text.endswith("()") or not rest or "." in rest or head == "this":
+        return type_text
+    parts = caller.split(".") if caller else []
+    for end in range(len(parts), -1, -1):
+        known = types.get((".".join(parts[:end]), head))
+        if known:
+            return type_text if known.count("()") >= MAX_CALL_CHAIN else f"{known}.{rest}()"
+    return type_text
 
 
 _BLOCK_START = re.compile(rb"^[^\s})\]]", re.MULTILINE)

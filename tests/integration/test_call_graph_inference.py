@@ -60,3 +60,16 @@ def test_functions_read_as_values_are_references_and_a_local_of_that_name_is_not
     # impact follows references too: what reads a function as a value breaks when it changes
     impact = engine.impact("sym://python/type/shop/use/Panel#refresh").to_dict()["data"]
     assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["Panel.__init__"]
+
+
+def test_typescript_receivers_typed_by_annotated_returns_and_fields_set_in_the_constructor(
+    engine: trifecta.Engine,
+) -> None:
+    assert callers(engine, "sym://typescript/type/web/a/Widget#render") == [
+        ("web/b.ts", 13, "Panel.draw", "exact", "call"),  # w = b.build(), b = makeBuilder(): Builder
+        ("web/b.ts", 14, "Panel.draw", "exact", "call"),  # this.widget: Widget
+    ]
+    assert callers(engine, "sym://typescript/type/web/a/Builder#build") == [
+        ("web/b.ts", 8, "Panel.constructor", "exact", "call"),  # this.builder = makeBuilder()
+        ("web/b.ts", 12, "Panel.draw", "exact", "call"),  # const b = makeBuilder()
+    ]

@@ -52,3 +52,30 @@
 (public_field_definition
   name: (property_identifier) @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
+
+; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
+; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
+; field for the whole class (@typed.this)
+(variable_declarator
+  name: (identifier) @typed.name
+  value: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @typed.this)
+  right: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @typed.this)
+  right: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
+
+; what a function or method returns, as its annotation names it (@reference.returns: the definition)
+(function_declaration
+  return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                 (nested_type_identifier) @returns.type])) @reference.returns
+(method_definition
+  return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                 (nested_type_identifier) @returns.type])) @reference.returns
+(function_signature
+  return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                 (nested_type_identifier) @returns.type])) @reference.returns
+(method_signature
+  return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                 (nested_type_identifier) @returns.type])) @reference.returns
