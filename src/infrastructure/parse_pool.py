@@ -132,20 +132,20 @@ class _Forked:
 
 
 def _serve_forked(inp: int, out: int, mask: set[int | signal.Signals]) -> NoReturn:
-    """The forked child's whole life: its pipes as stdin and stdout, stderr to /dev/null, every other
-    descriptor it inherited closed (another worker's pipe end would hide the end of that worker's input; the
-    index's file and lock are the parent's), the parent's Python signal handlers replaced by the defaults
-    (signals stay blocked from before the fork until then), then `serve`, then `os._exit`: the parent's finalizers and `atexit` handlers never run here (closing its
-    SQLite connection could checkpoint the database), nor is its buffered output flushed."""
+    """The forked child's whole life: the parent's Python signal handlers replaced by the defaults (signals
+    stay blocked from before the fork until then); its pipes as stdin and stdout, stderr to /dev/null,
+    every other descriptor it inherited closed (another worker's pipe end would hide the end of that
+    worker's input; the index's file and lock are the parent's); then `serve`, then `os._exit`: the
+    parent's finalizers and `atexit` handlers never run here (closing its SQLite connection could
+    checkpoint the database), nor is its buffered output flushed."""
     code = 1
     try:
         for number in signal.valid_signals():
             with contextlib.suppress(OSError, ValueError, TypeError):
                 if callable(signal.getsignal(number)):
                     signal.signal(number, signal.SIG_DFL)
-        signal.pthread_sigmask(
-            signal.SIG_SETMASK, mask
-        )  # what arrived meanwhile now takes its default action
+        # what arrived meanwhile now takes its default action
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.dup2(inp, 0)
         os.dup2(out, 1)
         devnull = os.open(os.devnull, os.O_WRONLY)
