@@ -54,7 +54,7 @@ from ..domain.calls import (
     resolve_edge,
     star_imports,
 )
-from ..domain.code import Symbol
+from ..domain.code import Symbol, SymbolKind
 from ..domain.contract import ErrorCode, Notice, Ref, Response, WarningCode
 from ..domain.rewrite_policy import is_test_file
 from ..domain.selector import Selector, SelectorKind, parse
@@ -234,6 +234,9 @@ class CallGraph:
         calls = self._reader.edges(
             names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL, EdgeKind.REFERENCE]
         )
+        if symbol.kind in (SymbolKind.FUNCTION, SymbolKind.MACRO):
+            # a typed receiver reaches members of classes only: no need to work out what `x` is in `x.f()`
+            calls = [(p, attrs.evolve(e, alias="")) if e.alias else (p, e) for p, e in calls]
         calling = self._calling_contexts(calls)
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`)
             t[:-2].rsplit(".", 1)[-1]

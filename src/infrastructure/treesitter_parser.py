@@ -247,8 +247,10 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
     out: list[Edge] = []
     for (_, (_, edge)), caller in zip(ordered, scopes[: len(ordered)], strict=True):
-        if edge.kind is EdgeKind.CALL and types and "." in edge.text:
-            edge = attrs.evolve(edge, alias=_receiver_type(types, caller, edge.text.rsplit(".", 1)[0]))
+        if edge.kind is EdgeKind.CALL and "." in edge.text:
+            receiver = edge.text.rsplit(".", 1)[0]
+            made = (_receiver_type(types, caller, receiver) if types else "") or _called(receiver)
+            edge = attrs.evolve(edge, alias=_concrete(types, caller, made) if made else "")
         out.append(attrs.evolve(edge, caller=caller) if caller else edge)
     for start, function in zip(sorted(returns), scopes[len(ordered) + len(typed) :], strict=True):
         if function:  # the annotated function itself: `_enclosing` counts a definition as around its start
@@ -294,6 +296,27 @@ def _receiver_type(types: dict[tuple[str, str], str], caller: str, receiver: str
 
 
 MAX_CALL_CHAIN = 3  # `make().build().fix()`: the longest receiver type kept
+_CALLEE = re.compile(r"([\w$]+(?:\s*\??\.\s*[\w$]+)*)\s*(?:<[^()]*>)?\s*\(")
+
+
+def _called(receiver: str) -> str:
+    """``f()`` for a receiver that is one call (``innerFrom(x)`` in ``innerFrom(x).subscribe()``,
+    ``this.make(a, b)``): its value is what ``f`` returns, looked up when asked; "" for anything else."""
+    match = _CALLEE.match(receiver)
+    if match is None or not receiver.endswith(")"):
+        return ""
+    depth = 0
+    for index in range(match.end() - 1, len(receiver)):
+        char = receiver[index]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                if index != len(receiver) - 1:
+                    return ""  # `f(a)(b)`, `f(a).g(b)`
+                return re.sub(r"\s+", "", match.group(1)).replace("?.", ".") + "()"
+    return ""
 
 
 def _concrete(types: dict[tuple[str, str], str], caller: str, type_text: str) -> str:

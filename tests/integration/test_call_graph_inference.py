@@ -68,8 +68,10 @@ def test_typescript_receivers_typed_by_annotated_returns_and_fields_set_in_the_c
     assert callers(engine, "sym://typescript/type/web/a/Widget#render") == [
         ("web/b.ts", 13, "Panel.draw", "exact", "call"),  # w = b.build(), b = makeBuilder(): Builder
         ("web/b.ts", 14, "Panel.draw", "exact", "call"),  # this.widget: Widget
+        ("web/b.ts", 19, "quick", "exact", "call"),  # maybe: Widget | undefined
     ]
     assert callers(engine, "sym://typescript/type/web/a/Builder#build") == [
         ("web/b.ts", 8, "Panel.constructor", "exact", "call"),  # this.builder = makeBuilder()
         ("web/b.ts", 12, "Panel.draw", "exact", "call"),  # const b = makeBuilder()
+        ("web/b.ts", 20, "quick", "exact", "call"),  # makeBuilder().build()
     ]

@@ -28,27 +28,32 @@
 (interface_declaration (extends_type_clause (_) @base)) @bases.of
 
 
-; receivers' types (domain.calls, rule 3): a typed parameter, variable or field, a variable made with `new`
+; receivers' types (domain.calls, rule 3): a typed parameter, variable or field (`Foo | undefined` is a Foo),
+; a variable made with `new`
 ; (@reference.typed: @typed.name a variable, or @typed.field a field read as `this.<field>`, and @typed.type)
 (required_parameter
   pattern: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type])) @reference.typed
+                          (nested_type_identifier) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
 (optional_parameter
   pattern: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type])) @reference.typed
+                          (nested_type_identifier) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type])) @reference.typed
+                          (nested_type_identifier) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 (public_field_definition
   name: (property_identifier) @typed.field
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type])) @reference.typed
+                          (nested_type_identifier) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
 (public_field_definition
   name: (property_identifier) @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
