@@ -74,7 +74,7 @@ from ..application.ports import (
     StoredFile,
 )
 from ..application.rewrite import RewriteCache, RewriteKey
-from ..domain.calls import Edge
+from ..domain.calls import Edge, EdgeKind
 from ..domain.code import Chunk, FileState, Symbol
 from ..domain.contract import ErrorCode
 from ..domain.rewrite_policy import RewrittenQuery, parse_focus

@@ -55,7 +55,7 @@ from ..application.ports import (
     ScoredChunk,
     StoredFile,
 )
-from ..domain.calls import Edge
+from ..domain.calls import Edge, EdgeKind
 from ..domain.calls import edge_from_row as _edge_from_row
 from ..domain.code import Chunk, ChunkKind, FileState, Symbol, SymbolKind
 from ..domain.contract import ErrorCode
@@ -1202,6 +1202,14 @@ class SqliteIndex(IndexWriter, IndexReader):
             params,
         )
         return [(r[0], edge_from_row(r[1:])) for r in rows]
+
+    @_guard
+    def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
+        if not paths or not names:
+            return []
+        where, params = edge_filter(paths, names, (EdgeKind.CALL.value,))
+        sql = f"SELECT f.path, e.caller, e.name FROM edges e JOIN files f ON f.id = e.file_id WHERE {where}"
+        return self._conn.execute(sql, params).fetchall()
 
     @_guard
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]:

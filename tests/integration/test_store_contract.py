@@ -140,6 +140,18 @@ def test_call_sites_and_imports_are_found_by_file_and_by_name(store: SqliteIndex
         store.edges()
 
 
+def test_calls_are_listed_by_file_and_name_for_search(store: SqliteIndex | PostgresIndex) -> None:
+    found = store.call_names(["shop/checkout.py", "shop/inventory.py"], ["reserveStock", "sleep"])
+    assert sorted(found) == sorted(
+        (path, edge.caller, edge.name)
+        for path, edge in store.edges(paths=["shop/checkout.py", "shop/inventory.py"], kinds=["call"])
+        if edge.name in ("reserveStock", "sleep")
+    )
+    assert {name for _, _, name in found} == {"reserveStock", "sleep"}
+    assert store.call_names(["shop/checkout.py"], []) == store.call_names([], ["sleep"]) == []
+    assert store.call_names(["shop/checkout.py"], ["'); DROP TABLE edges; --"]) == []
+
+
 def test_a_second_run_writes_only_what_changed(store: SqliteIndex | PostgresIndex, sample_repo: Path) -> None:
     (sample_repo / "shop" / "utils.py").unlink()
     (sample_repo / "shop" / "new.py").write_text("def brand_new_helper():\n    return 1\n")
