@@ -42,10 +42,13 @@ NAMED_FILES = {"Makefile": "make", "Dockerfile": "docker", "README": "text", "LI
 # vs 0.44 s.
 PARALLEL_MIN_CHARS = 1_000_000
 # The same for workers forked from this process (see parse_pool.can_fork): they start in ~2 ms with the
-# parser and grammars loaded, so less text pays for them. rxjs (0.8 MB), 2 cores, load 1.5: 0.27 vs 0.36 s
-# (CPU 0.43 vs 0.36 s: pickling, and each worker warms its own identifier memo); below ~0.5 MB the
-# parallel run costs as much as it saves.
+# parser and grammars loaded, so less text pays for them, while the machine has cores to spare. rxjs
+# (0.8 MB), 2 cores, interleaved medians, in-process vs 2 forked workers: load 1.5-3.5 0.36-0.39 vs
+# 0.27-0.29 s; load 4.7-6.4 0.76-0.89 vs 0.90-0.96 s (the workers cost 0.07 s more CPU: pickling, and each
+# warms its own identifier memo; with no idle core that is all they bring). Below ~0.5 MB they cost as much
+# as they save.
 FORKED_MIN_CHARS = 500_000
+FORKED_MAX_LOAD_PER_CPU = 2.0  # 1-minute load average per CPU above which FORKED_MIN_CHARS does not apply
 
 
 def language_of(path: str) -> str | None:
@@ -143,7 +146,7 @@ class SourceParser(CodeParser):
         from . import parse_pool  # worker processes: see parse_pool for why not multiprocessing
 
         fork = parse_pool.can_fork()
-        threshold = FORKED_MIN_CHARS if fork else PARALLEL_MIN_CHARS
+        threshold = FORKED_MIN_CHARS if fork and _cores_to_spare() else PARALLEL_MIN_CHARS
         source = iter(items)
         head: list[tuple[str, str]] = []
         size = 0
@@ -158,6 +161,15 @@ class SourceParser(CodeParser):
         if fork:  # loaded once, here: every forked worker has them
             load_grammars(path for path, _ in head)
         yield from parse_pool.parallel_map(parse_item, itertools.chain(head, source), workers=self._workers)
+
+
+def _cores_to_spare() -> bool:
+    """Whether the machine's load leaves parser workers a core of their own (see FORKED_MIN_CHARS)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return True
+    return load < FORKED_MAX_LOAD_PER_CPU * (os.cpu_count() or 1)
 
 
 @contextlib.contextmanager

@@ -158,11 +158,35 @@ def test_forked_workers_parse_as_the_parent_does_with_the_grammars_it_loaded(mon
 
     monkeypatch.setattr(parse_pool, "_Worker", Recording)
     monkeypatch.setattr(code_parser, "FORKED_MIN_CHARS", 1000)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # whatever else runs on this machine
     items = _ts_go_items(120)
     out = list(SourceParser(workers=2).parse_many(items))
     assert forked == [True, True]
     assert out == [parse_item(item) for item in items]
     assert {p.language for _, p in out} == {"typescript", "go"} and all(p.symbols for _, p in out)
+
+
+@pytest.mark.skipif(not parse_pool.can_fork(), reason="workers are forked on Linux only")
+def test_a_mid_sized_tree_gets_forked_workers_unless_the_machine_is_busy(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pools: list[int] = []
+    real = parse_pool.parallel_map
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        pools.append(kwargs["workers"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parse_pool, "parallel_map", counting)
+    padding = "#" * 10_000 + "\n"
+    mid = [(path, text + padding) for path, text in _items(60)]  # 0.6 MB: between the two thresholds
+    assert code_parser.FORKED_MIN_CHARS < 60 * len(padding) < code_parser.PARALLEL_MIN_CHARS
+    cpus = os.cpu_count() or 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5 * cpus, 0.0, 0.0))
+    quiet = list(SourceParser(workers=2).parse_many(mid))
+    assert pools == [2]
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0 * cpus, 0.0, 0.0))  # no core to spare: one process
+    busy = list(SourceParser(workers=2).parse_many(mid))
+    assert pools == [2]
+    assert quiet == busy == [parse_item(item) for item in mid]
 
 
 def test_beside_another_thread_workers_are_fresh_interpreters(monkeypatch) -> None:  # type: ignore[no-untyped-def]
