@@ -521,6 +521,22 @@ def _posting_key(term: str) -> tuple[str, bool] | None:
     return (found[1], found[2] is not None) if found else None
 
 
+def _edge_filter(
+    paths: Sequence[str], names: Sequence[str], kinds: Sequence[str], aliases: Sequence[str] = ()
+) -> tuple[str, list[object]]:
+    """sqlite_store.edge_filter's WHERE clause with one array parameter per column (`= ANY(%s)`): one
+    statement text whatever the number of values, so it is planned once and prepared, not planned again
+    for every length of the lists (1 ms of a 5 ms look-up)."""
+    edge_filter(paths, names, kinds, aliases=aliases)  # the same argument checks
+    where: list[str] = []
+    params: list[object] = []
+    for column, values in (("f.path", paths), ("e.name", names), ("e.kind", kinds), ("e.alias", aliases)):
+        if values:
+            where.append(f"{column} = ANY(%s)")
+            params.append(list(values))
+    return " AND ".join(where), params
+
+
 def _weighted(term: str, weights: str) -> str:
     """A tsquery term (`'a'`, `('a' <-> 'b')`) matching only in fields of these weights (`'a':ABC`)."""
     return _LEXEME.sub(rf"\g<0>:{weights}", term)
@@ -1279,7 +1295,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         kinds: Sequence[str] = (),
         aliases: Sequence[str] = (),
     ) -> list[tuple[str, Edge]]:
-        where, params = edge_filter(paths, names, kinds, mark="%s", aliases=aliases)
+        where, params = _edge_filter(paths, names, kinds, aliases)
         rows = self._conn.execute(
             "SELECT f.path, e.kind, e.caller, e.line, e.col, e.name, e.text, e.alias FROM trifecta_edges e "
             "JOIN trifecta_files f ON f.segment_id = e.segment_id AND f.id = e.file_id "
@@ -1292,7 +1308,7 @@ class PostgresIndex(IndexWriter, IndexReader):
     def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
         if not paths or not names:
             return []
-        where, params = edge_filter(paths, names, (EdgeKind.CALL.value,), mark="%s")
+        where, params = _edge_filter(paths, names, (EdgeKind.CALL.value,))
         rows = self._conn.execute(
             "SELECT f.path, e.caller, e.name FROM trifecta_edges e "
             "JOIN trifecta_files f ON f.segment_id = e.segment_id AND f.id = e.file_id "
