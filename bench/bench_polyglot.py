@@ -650,9 +650,10 @@ def render_table(results: Sequence[dict[str, Any]]) -> str:
 
 
 def _workers_label(result: dict[str, Any]) -> str:
-    """The index's parser processes: none started when the tree is too small to pay for them."""
+    """The index's parser processes: none started when the tree is too small to pay for them (below 1 MB,
+    or 0.5 MB for forked workers while the load average is below 2 per CPU: see code_parser)."""
     if result.get("full_index", {}).get("workers_cpu_s") == 0:
-        return "1 process: too small for workers"
+        return "1 process: too small for workers at this load"
     return f"{result['workers']} workers"
 
 

@@ -119,7 +119,7 @@ def test_an_index_that_started_no_worker_says_so() -> None:
     small = fake_tree()
     small["full_index"]["workers_cpu_s"] = 0.0
     row = table_row(bp.render_table([small]))
-    assert row[5] == "12.00 s (1 process: too small for workers)"
+    assert row[5] == "12.00 s (1 process: too small for workers at this load)"
     assert row[12] == "9.50 / 6.00 (6.00 + 0.00), 0.63x"
 
 
