@@ -170,15 +170,15 @@ def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
     ``..util`` (Python), ``./util``/``../x`` (JavaScript), ``a/b/c`` (Go), ``a.b.c``."""
     text = text.strip().strip("\"'`")
     if text.startswith("."):
-        if text.startswith(("./", "../")) or text in (".", ".."):  # a path
-            parts = list(ctx.module[:-1]) if ctx.module else []
+        if text.startswith(("./", "../")):  # a path, from the file's folder (an index file's own folder)
+            parts = list(ctx.package)
             for piece in text.split("/"):
                 if piece == "..":
                     parts = parts[:-1]
                 elif piece not in ("", "."):
                     parts.append(piece)
             return _without_ending(tuple(parts)), True
-        level = len(text) - len(text.lstrip("."))  # Python: one dot is the file's own package
+        level = len(text) - len(text.lstrip("."))  # one dot is the file's own package (a folder: `.`)
         base = list(ctx.package)
         if level > 1:
             base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []

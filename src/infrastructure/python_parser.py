@@ -291,12 +291,13 @@ def _nodes(
     names: frozenset[str] = frozenset(),
     functions: frozenset[str] = frozenset(),
     methods: frozenset[str] = frozenset(),
+    owners: frozenset[str] = _SELF_NAMES,
 ) -> list[Any]:
     """The nodes of the tree the edge walk reads (depth first): `ast.walk` without its generators, without
     visiting expression contexts, operators and leaves, and keeping only the kinds in `_WANTED` (2.7x
     faster than `ast.walk` on the standard library); and the `ast.Name`s of ``names`` (of ``functions``
-    only when an attribute is read from it: `f.__doc__`, not `log.info`), and the attributes ``self.m`` /
-    ``cls.m`` of ``methods``."""
+    only when an attribute is read from it: `f.__doc__`, not `log.info`), and the attributes of
+    ``methods`` read from ``owners`` (``self.m``, ``cls.m``, ``Klass.m``)."""
     out: list[Any] = []
     stack: list[Any] = [tree]
     pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
@@ -316,7 +317,7 @@ def _nodes(
         elif kind is attribute_t:
             value = node.value
             if type(value) is name_t:
-                if value.id in _SELF_NAMES:
+                if value.id in owners:
                     if node.attr in methods:
                         add(node)
                 elif value.id in functions:
@@ -416,6 +417,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
     assigned: set[tuple[str, str]] = set()  # (scope, variable) the scope binds, with a known type or not
     copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
     returns: dict[str, list[str]] = {}  # function -> the classes it returns, as written
+    returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -443,7 +445,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
     def returned(node: ast.Return, where: str) -> str:
         value = node.value
         if type(value) is name_t:
-            return class_of(where) if value.id == "self" else ""
+            if value.id == "self":
+                return class_of(where)
+            returned_names.setdefault(where, []).append(value.id)  # a local's type, known after the walk
+            return ""
         if type(value) is not call_t:
             return ""
         func = value.func
@@ -463,7 +468,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
                 bind(item, where)
 
     node: Any
-    for node in _nodes(tree, functions | _from_imported(tree), functions, methods):
+    owners = _SELF_NAMES | {q.rsplit(".", 1)[-1] for q in classes}
+    for node in _nodes(tree, functions | _from_imported(tree), functions, methods, owners):
         kind = type(node)
         if kind is name_t or kind is attribute_t:
             values.append(node)
@@ -474,7 +480,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             where = owner[node.lineno]
             for target in node.targets:
                 bind(target, where)
-            if len(node.targets) == 1 and type(value) in (call_t, name_t):
+            if len(node.targets) == 1 and type(value) in (call_t, name_t, attribute_t):
                 target = node.targets[0]
                 if type(target) is name_t:
                     key = (where, target.id)
@@ -484,6 +490,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
                     continue
                 if type(value) is name_t:  # `self.x = x`: x's type, known once the walk is done
                     copies.append((key, (where, value.id)))
+                elif type(value) is attribute_t:  # `x = self.store`: the field's type
+                    if type(value.value) is name_t and value.value.id in _SELF_NAMES:
+                        copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
                 elif made := made_by(value):
                     typed(key, made)
         elif kind is ann_t:
@@ -516,8 +525,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
         elif kind is ast.comprehension or kind is ast.NamedExpr:
             bind(node.target, owner[node.target.lineno])
         elif kind is ast.withitem:
-            if node.optional_vars is not None:
-                bind(node.optional_vars, owner[node.optional_vars.lineno])
+            target = node.optional_vars
+            if target is not None:
+                bind(target, owner[target.lineno])
+                if type(target) is name_t and type(node.context_expr) is call_t:
+                    made = made_by(node.context_expr)  # `with Foo() as f`: what Foo's __enter__ returns
+                    if made:
+                        typed((owner[target.lineno], target.id), f"{made}.__enter__()")
         elif kind is ast.ExceptHandler:
             if node.name:
                 assigned.add((owner[node.lineno], node.name))
@@ -536,6 +550,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
     for key, source in copies:
         if source in types and key not in types:
             types[key] = types[source]
+    for function, names in returned_names.items():  # `return context`: the local's types
+        known = returns.setdefault(function, [])
+        for name in names:
+            known.extend(t for t in types.get((function, name), ()) if t not in known)
 
     def bound_in(caller: str, variable: str) -> bool:
         """Whether the caller's scope, or one around it that Python reads the name from, binds it."""
@@ -624,7 +642,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:
-            edges.append(Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=name))
+            text = concrete(name, function) if name.endswith("()") else name
+            edges.append(Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=text))
     edges.sort(key=lambda e: (e.line, e.column))
     return tuple(edges)
 

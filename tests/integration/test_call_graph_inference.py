@@ -38,6 +38,12 @@ def test_receivers_typed_by_return_values_reach_the_method(engine: trifecta.Engi
         ("shop/use.py", 22, "chained", "exact", "call"),  # build() -> "Widget"
         ("shop/use.py", 27, "optional", "exact", "call"),  # maybe() -> Optional[Widget]
         ("shop/use.py", 33, "self_and_cls_returns", "exact", "call"),  # create: cls(); copy: self
+        ("shop/use.py", 54, "returned_local", "exact", "call"),  # made = Widget(); return made
+        ("shop/use.py", 63, "Holder.show", "exact", "call"),  # shown = self.widget
+    ]
+    # `with open_session() as session`: what Session.__enter__ returns (self)
+    assert callers(engine, "sym://python/type/shop/models/Session#commit") == [
+        ("shop/use.py", 68, "in_a_session", "exact", "call")
     ]
 
 
@@ -56,10 +62,11 @@ def test_functions_read_as_values_are_references_and_a_local_of_that_name_is_not
     ]
     assert callers(engine, "sym://python/type/shop/use/Panel#refresh") == [
         ("shop/use.py", 47, "Panel.__init__", "exact", "reference"),  # [self.refresh]
+        ("shop/use.py", 71, "", "exact", "reference"),  # {"panel": Panel.refresh}
     ]
     # impact follows references too: what reads a function as a value breaks when it changes
     impact = engine.impact("sym://python/type/shop/use/Panel#refresh").to_dict()["data"]
-    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["Panel.__init__"]
+    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["Panel.__init__", ""]
 
 
 def test_typescript_receivers_typed_by_annotated_returns_and_fields_set_in_the_constructor(

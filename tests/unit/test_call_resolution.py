@@ -117,6 +117,14 @@ def test_module_specs_relative_and_absolute_in_each_spelling() -> None:
     assert module_spec("example.com/m/util", SVC) == (("example", "com", "m", "util"), False)
 
 
+def test_a_bare_dot_import_starts_from_the_package_of_an_init_or_index_file() -> None:
+    init = FileContext(path="re/__init__.py", module=("re",), package=("re",), imports={})
+    assert module_spec(".", init) == (("re",), True)  # `from . import _compiler`: re/_compiler.py
+    assert module_spec("..", init) == ((), True)
+    index = FileContext(path="src/index.ts", module=("src",), package=("src",), imports={})
+    assert module_spec("./util", index) == (("src", "util"), True)  # beside the index file, not above
+
+
 def test_a_go_package_import_matches_the_folder_by_its_last_parts() -> None:
     main = FileContext(
         path="main.go", module=(), package=(), imports=bound_imports([imp("", "example.com/m/util", "u")])
