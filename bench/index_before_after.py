@@ -10,11 +10,13 @@ the other so that `compare_indexes.py` can check they hold the same things.
 
     python bench/index_before_after.py --base HEAD~1 ts-rxjs go-x-tools --rounds 5
     python bench/index_before_after.py --base ad02eb6 --rounds 5          # every tree of bench_polyglot
+    python bench/index_before_after.py --base ad02eb6 --new HEAD          # two commits, this checkout aside
     python bench/compare_indexes.py /tmp/ts-rxjs-base.db /tmp/ts-rxjs-new.db   # after --keep-dbs /tmp
 
 The trees come from bench_polyglot's cache (--corpora; fetch them first with
 `python bench/bench_polyglot.py --fetch-only`) and are copied to a temp folder. The base version is a git
-worktree of --base, imported through PYTHONPATH ahead of this checkout's editable install.
+worktree of --base (and of --new, when given), imported through PYTHONPATH ahead of this checkout's editable
+install.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trees", nargs="*", help=f"some of {', '.join(sorted(TREES_BY_NAME))} (default: all)")
     ap.add_argument("--base", required=True, help="the git revision to compare this checkout with")
+    ap.add_argument("--new", help="a git revision instead of this checkout (its uncommitted changes aside)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
@@ -96,14 +99,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     repo = BENCH_DIR.parent
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still removes its worktree
     scratch = Path(tempfile.mkdtemp(prefix="trifecta-before-after-"))
-    worktree = scratch / "base"
+    versions = {"base": args.base, "new": args.new}
     try:
-        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.base], cwd=repo, check=True,
-                       capture_output=True)  # fmt: skip
-        (scratch / "pkg").mkdir()
-        (scratch / "pkg" / "trifecta").symlink_to(worktree / "src")
-        envs = {"base": dict(os.environ, PYTHONPATH=str(scratch / "pkg")), "new": dict(os.environ)}
-        envs["new"].pop("PYTHONPATH", None)
+        envs = {}
+        for name, rev in versions.items():
+            env = dict(os.environ)
+            env.pop("PYTHONPATH", None)
+            if rev is not None:  # a worktree of rev, imported ahead of this checkout's editable install
+                worktree = scratch / f"{name}-worktree"
+                subprocess.run(["git", "worktree", "add", "--detach", str(worktree), rev], cwd=repo, check=True,
+                               capture_output=True)  # fmt: skip
+                (scratch / f"{name}-pkg").mkdir()
+                (scratch / f"{name}-pkg" / "trifecta").symlink_to(worktree / "src")
+                env["PYTHONPATH"] = str(scratch / f"{name}-pkg")
+            envs[name] = env
         for name in args.trees or sorted(TREES_BY_NAME):
             tree = scratch / name / name
             tree.parent.mkdir()
@@ -111,7 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(measure(tree, args.rounds, args.workers, envs, args.keep_dbs), flush=True)
             shutil.rmtree(tree.parent)
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=repo, capture_output=True)
+        for name in versions:
+            worktree = scratch / f"{name}-worktree"
+            if worktree.exists():
+                subprocess.run(
+                    ["git", "worktree", "remove", "--force", str(worktree)], cwd=repo, capture_output=True
+                )
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
