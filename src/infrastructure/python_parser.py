@@ -582,23 +582,25 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
 
     def concrete(text: str, where: str) -> str:
         """``x.make()`` as ``Foo.make()`` where x's class is known in that scope: the call resolves
-        through the class when asked, with no variable to type then."""
+        through the class when asked, with no variable to type then; "" when x is a variable of no
+        known class (nothing could resolve the call then: not kept)."""
         head, _, rest = text[:-2].partition(".")
         if not rest or "." in rest or head in _SELF_NAMES:
             return text
-        known = variable_type(where, head).split("|")
-        if any(t.startswith(f"{head}.") or t.count("()") >= MAX_CALL_CHAIN for t in known):
-            return text  # `x = x.next()`, or a chain long enough
-        return "|".join(f"{t}.{rest}()" for t in known if t) or text
+        known = [t for t in variable_type(where, head).split("|") if t]
+        if not known or any(t.startswith(f"{head}.") or t.count("()") >= MAX_CALL_CHAIN for t in known):
+            # `x = x.next()`, a chain long enough, a variable of unknown class: only a module, a class or
+            # a function the scope does not bind is left for the call to resolve through
+            return "" if bound_in(where, head) else text
+        return "|".join(f"{t}.{rest}()" for t in known)
 
     def receiver_type(caller: str, variable: str) -> str:
         """``variable_type``, with a call on another variable made concrete (``concrete``)."""
         text = variable_type(caller, variable)
         if "()" not in text:
             return text
-        return "|".join(
-            dict.fromkeys(concrete(t, caller) if t.endswith("()") else t for t in text.split("|"))
-        )
+        made = (concrete(t, caller) if t.endswith("()") else t for t in text.split("|"))
+        return "|".join(dict.fromkeys(t for t in made if t))
 
     called = set()
     for call in calls:
@@ -643,6 +645,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:
             text = concrete(name, function) if name.endswith("()") else name
+            if not text:
+                continue
             edges.append(Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=text))
     edges.sort(key=lambda e: (e.line, e.column))
     return tuple(edges)
