@@ -537,13 +537,17 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     if len(parts) == 1:
         scopes = edge.caller.split(".") if edge.caller else []
+        member: list[Candidate] = []
         for end in range(len(scopes), 0, -1):  # a function nested in the caller or one of its outer ones
             nested = by_place.get((ctx.path, f"{'.'.join(scopes[:end])}.{edge.name}"))
+            if nested and end < len(scopes) and all(c.kind is SymbolKind.METHOD for c in nested):
+                member = member or nested  # a method's class: Python and JavaScript never look there
+                continue
             if nested:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(nested))
         local = [c for c in by_place.get(("", edge.name), ()) if c.module == ctx.module]
-        if local:
-            return Resolved(resolution=Resolution.EXACT, targets=tuple(local))
+        if local or member:  # a module-level name first; else the class's member (Java, C#: `foo()`)
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(local or member))
         starred = _through_stars(edge.name, ctx, segment, _CALLABLE)
         if starred:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(starred))

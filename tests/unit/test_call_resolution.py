@@ -348,3 +348,23 @@ def test_a_segment_that_is_the_packages_own_folder_still_matches_its_absolute_im
         call("n", caller="f"), ctx, lambda name: [c for c in inside if c.qualname == name]
     )
     assert resolved.resolution is Resolution.IMPORT and [t.path for t in resolved.targets] == ["store.py"]
+
+
+def test_a_bare_name_in_a_method_is_the_module_function_not_the_sibling_method() -> None:
+    table = [
+        Candidate(path="enc.py", qualname="encode", kind=K.FUNCTION, module=("enc",)),
+        Candidate(path="enc.py", qualname="Writer", kind=K.CLASS, module=("enc",)),
+        Candidate(path="enc.py", qualname="Writer.encode", kind=K.METHOD, module=("enc",)),
+        Candidate(path="enc.py", qualname="Writer.flush", kind=K.METHOD, module=("enc",)),
+    ]
+    ctx = FileContext(path="enc.py", module=("enc",), package=(), imports={})
+
+    def look(name: str) -> Sequence[Candidate]:
+        return [c for c in table if c.qualname.rsplit(".", 1)[-1] == name]
+
+    found = resolve_call(call("encode", caller="Writer.encode"), ctx, look)
+    assert [t.qualname for t in found.targets] == ["encode"]  # `return encode(input)` inside Writer.encode
+    # no module-level name: the class's member (a Java or C# method calling a sibling as `flush()`)
+    assert [t.qualname for t in resolve_call(call("flush", caller="Writer.encode"), ctx, look).targets] == [
+        "Writer.flush"
+    ]
