@@ -219,6 +219,11 @@ class IndexReader(Protocol):
         asks of every question, so no Edge is built."""
         ...
 
+    def name_uses(self, names: Sequence[str]) -> dict[str, int]:
+        """How many files call, import or reference each of `names` (by name, as the edges record it): how much
+        of the repository leans on a definition of that name. Names no file uses are left out."""
+        ...
+
     def structural_candidates(
         self,
         *,

@@ -293,7 +293,9 @@ class SearchSegment:
         hits = _fuse(results, weights, focus, pool)
         if structural_query.has_filter and results.get("structural"):
             members = results["structural"]
-            if not (structural_query.listing or structural_query.members_of):  # an outline keeps file order
+            # an outline keeps file order; a bare relation ("subclasses of Field") the structural engine's
+            # order (what the repository uses most first): the other engines only know the base's name there
+            if structural_query.described and not (structural_query.listing or structural_query.members_of):
                 others = {k: v for k, v in results.items() if k != "structural"}
                 members = _by_relevance(members, _fuse(others, weights, focus, pool) if others else [])
             hits = _set_first(hits, members)

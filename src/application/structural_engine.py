@@ -63,8 +63,18 @@ class StructuralEngine:
             # means JSONDecodeError(ValueError); looked for only where the question points (few files)
             found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
         found = _unique(found)
-        # in scope first, implementation before tests, then in file order
-        found.sort(key=lambda item: (-in_scope(item), is_test_file(item[0]), item[0], item[1].start_line))
+        # in scope first, implementation before tests, then what the most files use (calls, imports, references:
+        # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order
+        uses = self._reader.name_uses(sorted({sym.name for _, sym in found})) if len(found) > 1 else {}
+        found.sort(
+            key=lambda item: (
+                -in_scope(item),
+                is_test_file(item[0]),
+                -uses.get(item[1].name, 0),
+                item[0],
+                item[1].start_line,
+            )
+        )
         return [
             self._hit(path, sym, rank, in_scope((path, sym)))
             for rank, (path, sym) in enumerate(found[:limit])

@@ -188,6 +188,9 @@ class StructuralQuery:
     )
     scope: tuple[str, ...] = ()  # module, package or class names the answer should live in
     members_of: str = ""  # a class whose own methods are asked for ("methods of the Thread class")
+    # the question says more than its filters ("exception classes that inherit from UsageError", not only
+    # "subclasses of UsageError"): its other words can rank the set's members
+    described: bool = False
 
     @property
     def has_filter(self) -> bool:
@@ -269,6 +272,16 @@ def parse_structural(query: str) -> StructuralQuery:
         scope.extend(qualifier.split("."))
     scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP and s != returns))
     is_async = bool(_ASYNC.search(text))
+    said = rest.replace(m.group(0), " ") if m and not implements else rest  # implements: already out
+    for pattern in (
+        _DECORATED,
+        _PLACEHOLDER_DECORATOR,
+        _DECORATOR,
+        _PROPERTY,
+        *(p for p, _ in _NAMED_DECORATORS),
+    ):
+        said = pattern.sub(" ", said)
+    described = not _only_listing_words(said, scope)
     listing = (
         bool(visibility or set(plural) & _LISTABLE)
         and not (base or decorator or returns)
@@ -286,6 +299,7 @@ def parse_structural(query: str) -> StructuralQuery:
         listing=listing,
         scope=tuple(scope),
         members_of="" if base else _members_of(text, scope, decorator),
+        described=described,
     )
 
 

@@ -1318,6 +1318,17 @@ class PostgresIndex(IndexWriter, IndexReader):
         return [(r[0], r[1], r[2]) for r in rows]
 
     @_guard
+    def name_uses(self, names: Sequence[str]) -> dict[str, int]:
+        if not names:
+            return {}
+        rows = self._conn.execute(
+            "SELECT name, COUNT(DISTINCT file_id) FROM trifecta_edges "
+            "WHERE segment_id=%s AND name = ANY(%s) AND kind <> 'return' GROUP BY name",
+            (self._sid, sorted(set(names))),
+        ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    @_guard
     def symbols(self, path: str) -> list[Symbol]:
         rows = self._conn.execute(
             f"SELECT {_SYMBOL_COLS} FROM trifecta_symbols s JOIN trifecta_files f "

@@ -1212,6 +1212,19 @@ class SqliteIndex(IndexWriter, IndexReader):
         return self._conn.execute(sql, params).fetchall()
 
     @_guard
+    def name_uses(self, names: Sequence[str]) -> dict[str, int]:
+        unique = sorted(set(names))
+        uses: dict[str, int] = {}
+        for start in range(0, len(unique), 500):  # under SQLite's limit of bound parameters
+            batch = unique[start : start + 500]
+            sql = (
+                "SELECT name, COUNT(DISTINCT file_id) FROM edges "
+                f"WHERE name IN ({','.join('?' * len(batch))}) AND kind <> 'return' GROUP BY name"
+            )
+            uses.update(self._conn.execute(sql, batch).fetchall())
+        return uses
+
+    @_guard
     def all_symbols(self) -> Iterator[tuple[str, Symbol]]:
         rows = self._conn.execute(
             f"SELECT f.path, {_SYMBOL_COLS} FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.start_line"

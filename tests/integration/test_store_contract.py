@@ -152,6 +152,21 @@ def test_calls_are_listed_by_file_and_name_for_search(store: SqliteIndex | Postg
     assert store.call_names(["shop/checkout.py"], ["'); DROP TABLE edges; --"]) == []
 
 
+def test_name_uses_count_the_files_that_call_import_or_reference_a_name(
+    store: SqliteIndex | PostgresIndex,
+) -> None:
+    edges = store.edges(paths=[f.path for f in store.files()])
+    names = sorted({edge.name for _, edge in edges})
+    expected: dict[str, set[str]] = {}
+    for path, edge in edges:
+        if edge.kind != "return":
+            expected.setdefault(edge.name, set()).add(path)
+    assert any(len(paths) > 1 for paths in expected.values())  # the sample has names several files use
+    assert store.name_uses([*names, "no_such_name_anywhere"]) == {n: len(p) for n, p in expected.items()}
+    assert store.name_uses([]) == {}
+    assert store.name_uses(["'); DROP TABLE edges; --"]) == {}
+
+
 def test_a_second_run_writes_only_what_changed(store: SqliteIndex | PostgresIndex, sample_repo: Path) -> None:
     (sample_repo / "shop" / "utils.py").unlink()
     (sample_repo / "shop" / "new.py").write_text("def brand_new_helper():\n    return 1\n")

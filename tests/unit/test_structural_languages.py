@@ -158,6 +158,9 @@ class StructuralFake(FakeIndex):
     def containing_chunk(self, path: str, line: int) -> Chunk | None:
         return None
 
+    def name_uses(self, names: Sequence[str]) -> dict[str, int]:
+        return {}
+
 
 GO_EXTRA = """package server
 

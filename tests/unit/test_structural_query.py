@@ -118,3 +118,20 @@ def test_a_lowercase_word_before_the_named_trait_still_names_it() -> None:
     sq = parse_structural("Which schedulers implement the task Schedule trait?")
     assert (sq.base, sq.implements) == ("Schedule", True)
     assert parse_structural("how do we implement caching").base == ""
+
+
+@pytest.mark.parametrize(
+    ("query", "described"),
+    [
+        ("subclasses of Field", False),
+        ("which classes inherit from Field?", False),
+        ("clases que heredan de Field", False),
+        ("types implementing io.Reader in server", False),
+        ("methods decorated with @functools.cache", False),
+        ("exception classes that inherit directly from UsageError", True),
+        ("built-in shell-specific subclasses of ShellComplete", True),
+        ("structs that embed Logger and log requests", True),
+    ],
+)
+def test_a_question_is_described_when_it_says_more_than_its_filters(query: str, described: bool) -> None:
+    assert parse_structural(query).described is described
