@@ -21,6 +21,7 @@ counted as a parse error; a file with syntax errors keeps the definitions tree-s
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
@@ -183,7 +184,8 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     """Call sites (`@reference.call`) and imports (`@reference.import`), each with its innermost enclosing
     definition. A call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import
     binds its alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`)."""
-    found: dict[tuple[int, int], tuple[int, Edge]] = {}
+    # (kind, line, column, name, text, alias) of each edge: made an Edge once its caller is known
+    found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = {}
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
     in_method: set[int] = set()  # `this.<field> = ...` in a method: typed for its class
     returns: dict[int, str] = {}  # a function's start byte -> the class its annotation returns
@@ -210,23 +212,26 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
             node, name_node = captures["reference.call"][0], captures["call.name"][0]
             name = _text(name_node)
             receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
-            edge = Edge(
-                kind=EdgeKind.CALL, caller="", line=name_node.start_point.row + 1,
-                column=name_node.start_point.column, name=name, text=f"{receiver}.{name}" if receiver else name,
-            )  # fmt: skip
+            point = name_node.start_point
+            edge = (
+                EdgeKind.CALL,
+                point.row + 1,
+                point.column,
+                name,
+                f"{receiver}.{name}" if receiver else name,
+                "",
+            )
         elif "reference.import" in captures and "import.source" in captures:
             node = captures["reference.import"][0]
             source = _text(captures["import.source"][0]).strip(_QUOTES)
             member = _text(captures["import.name"][0]) if "import.name" in captures else ""
             alias = _text(captures["import.alias"][0]) if "import.alias" in captures else ""
             last = source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
-            edge = Edge(
-                kind=EdgeKind.IMPORT, caller="", line=node.start_point.row + 1, column=node.start_point.column,
-                name=member, text=source, alias=alias or member or last,
-            )  # fmt: skip
+            point = node.start_point
+            edge = (EdgeKind.IMPORT, point.row + 1, point.column, member, source, alias or member or last)
         else:
             continue
-        if edge.kind is EdgeKind.CALL:
+        if edge[0] is EdgeKind.CALL:
             key = (node.start_byte, node.end_byte)
         else:  # one match a specifier: `import {a, b as c}` is two imports
             key = (
@@ -246,12 +251,16 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
         if not type_text.endswith("()") or types.get((scope, variable), "()").endswith("()"):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
     out: list[Edge] = []
-    for (_, (_, edge)), caller in zip(ordered, scopes[: len(ordered)], strict=True):
-        if edge.kind is EdgeKind.CALL and "." in edge.text:
-            receiver = edge.text.rsplit(".", 1)[0]
+    for (_, (_, (kind, line, column, name, text, alias))), caller in zip(
+        ordered, scopes[: len(ordered)], strict=True
+    ):
+        if kind is EdgeKind.CALL and "." in text:
+            receiver = text.rsplit(".", 1)[0]
             made = (_receiver_type(types, caller, receiver) if types else "") or _called(receiver)
-            edge = attrs.evolve(edge, alias=_concrete(types, caller, made) if made else "")
-        out.append(attrs.evolve(edge, caller=caller) if caller else edge)
+            alias = _concrete(types, caller, made) if made else ""
+        out.append(
+            Edge(kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias)
+        )
     for start, function in zip(sorted(returns), scopes[len(ordered) + len(typed) :], strict=True):
         if function:  # the annotated function itself: `_enclosing` counts a definition as around its start
             short = function.rsplit(".", 1)[-1]
@@ -373,8 +382,17 @@ def _block_matches(
 
 
 def _point(data: bytes, offset: int) -> ts.Point:
-    row = data.count(b"\n", 0, offset)
-    return ts.Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))
+    newlines = _newlines(data)
+    row = bisect.bisect_left(newlines, offset)  # the line breaks before offset
+    return ts.Point(row, offset - (newlines[row - 1] + 1 if row else 0))
+
+
+@functools.lru_cache(maxsize=1)
+def _newlines(data: bytes) -> list[int]:
+    """The offsets of the file's line breaks: found once for all its blocks (counting them from the start
+    for each block was quadratic: a third of a second on ts-effect's files with syntax errors). Keyed by
+    the file's bytes, whose hash Python keeps once computed."""
+    return [m.start() for m in re.finditer(b"\n", data)]
 
 
 def _definition_node(captures: dict[str, list[ts.Node]]) -> ts.Node:
