@@ -1,0 +1,237 @@
+"""Stored postings on a real SQLite file: the scores read from them are FTS5's bm25 bit for bit, a refresh
+keeps them as a fresh index would have them, and an index made before them searches the same."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trifecta.application.ports import FileUpdate
+from trifecta.domain.code import FileState
+from trifecta.infrastructure import stored_postings
+from trifecta.infrastructure.code_parser import parse_item
+from trifecta.infrastructure.sqlite_store import _RANK, FIELD_WEIGHTS, SqliteIndex
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda_", "omega"]
+# a word five and more times in a path: 0.8 added one at a time is not a multiple of 0.8
+DEEP = "alpha/alpha/alpha/alpha/alpha/alpha_alpha_beta.py"
+
+
+def source(n: int, extra: str = "") -> str:
+    out = []
+    for f in range(4):
+        name = "_".join(WORDS[(n + f + k) % len(WORDS)] for k in range(1 + (n + f) % 3))
+        doc = " ".join(WORDS[(n * 3 + f + k) % len(WORDS)] for k in range((n + f) % 4))
+        body = " + ".join(WORDS[(n * 7 + f * 5 + k) % len(WORDS)] for k in range((n * f) % 6)) or "0"
+        out.append(f'def {name}_{f}():\n    """{doc} {extra}"""\n    return {body}\n')
+    return "\n".join(out)
+
+
+def corpus() -> dict[str, str]:
+    files = {f"pkg/{WORDS[n % len(WORDS)]}/m{n}.py": source(n) for n in range(40)}
+    files[DEEP] = source(41, "alpha alpha alpha")
+    return files
+
+
+def update(path: str, text: str) -> FileUpdate:
+    _, parsed = parse_item((path, text))
+    state = FileState(path=path, size=len(text), mtime_ns=0, sha256=str(hash(text)))
+    return FileUpdate(state=state, parsed=parsed, n_lines=text.count("\n"))
+
+
+def indexed(db: Path, files: dict[str, str]) -> SqliteIndex:
+    index = SqliteIndex(db)
+    index.apply([update(p, t) for p, t in files.items()], [], [])
+    index.finish_run("now")
+    return index
+
+
+@pytest.fixture(autouse=True)
+def small_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Words in a handful of chunks count as common here (a real segment needs thousands)."""
+    monkeypatch.setattr(stored_postings, "MIN_CHUNKS", 5)
+    monkeypatch.setattr(stored_postings, "MAX_SHARE", 1.0)
+
+
+def fts5_scores(index: SqliteIndex, term: str) -> dict[int, float]:
+    rows = index._conn.execute(
+        "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?", (f'"{term}"', _RANK)
+    ).fetchall()
+    return dict(rows)
+
+
+def stored_scores(index: SqliteIndex, term: str) -> dict[int, float]:
+    found = stored_postings.read(index._conn, term)
+    values = stored_postings.scores(found, *stored_postings.totals(index._conn, "chunks_fts"))
+    return dict(zip(found["rowid"].tolist(), values.tolist(), strict=True))
+
+
+def by_chunk(index: SqliteIndex, term: str) -> dict[str, tuple[float, int, float]]:
+    """A word's stored (freq, length, score) by chunk id: comparable across two index files."""
+    found = stored_postings.read(index._conn, term)
+    values = stored_postings.scores(found, *stored_postings.totals(index._conn, "chunks_fts"))
+    ids = dict(index._conn.execute("SELECT rowid, id FROM chunks").fetchall())
+    return {
+        ids[int(r)]: (float(f), int(n), float(s))
+        for r, f, n, s in zip(found["rowid"], found["freq"], found["length"], values, strict=True)
+    }
+
+
+def test_stored_scores_are_fts5_bm25_bit_for_bit(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    terms = sorted(index._stored_words())
+    assert {"alpha", "beta", "lambda_"} <= set(terms)
+    for term in terms:
+        assert stored_scores(index, term) == fts5_scores(index, term), term  # == on floats: bit for bit
+
+
+def test_a_word_in_a_path_five_times_is_still_exact(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    deep = dict(
+        index._conn.execute("SELECT c.rowid, c.path FROM chunks c WHERE c.path = ?", (DEEP,)).fetchall()
+    )
+    found = stored_postings.read(index._conn, "alpha")
+    assert set(deep) <= set(found["rowid"].tolist())
+    assert stored_scores(index, "alpha") == fts5_scores(index, "alpha")
+
+
+def test_frequencies_add_a_fractional_weight_one_instance_at_a_time() -> None:
+    counts = np.array([[0, 0, 0, 0, 2, 5], [1, 0, 0, 0, 2, 6]])
+    one_by_one = [sum([0.8] * 5, 2.0), sum([0.8] * 6, 12.0)]
+    assert stored_postings.frequencies(counts, FIELD_WEIGHTS).tolist() == one_by_one
+    assert one_by_one[0] != 2.0 + 5 * 0.8  # why: a multiplication would differ from FTS5 in the last bit
+
+
+def test_varints_read_sqlite_encoding() -> None:
+    assert stored_postings.varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
+
+
+def search(index: SqliteIndex, words: list[str]) -> list[tuple[str, float]]:
+    found = index.search_terms([[w] for w in words], require_all=False, limit=30)
+    return [(sc.chunk.id, sc.score) for sc in found]
+
+
+QUESTIONS = [
+    ["alpha", "beta", "gamma"],
+    ["delta", "zeta", "omega", "kappa", "missing"],
+    ["theta", "lambda_", "alpha", "epsilon"],
+]
+
+
+def test_search_reads_stored_postings_and_ranks_as_fts5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    with_stored = [search(index, q) for q in QUESTIONS]
+    read: list[str] = []
+    real_read = stored_postings.read
+    monkeypatch.setattr(
+        stored_postings, "read", lambda conn, term: read.append(term) or real_read(conn, term)
+    )
+    index._forget()
+    assert [search(index, q) for q in QUESTIONS] == with_stored
+    assert read  # the stored postings were used
+    monkeypatch.setattr(SqliteIndex, "_stored_words", lambda self: frozenset())
+    index._forget()
+    assert [search(index, q) for q in QUESTIONS] == with_stored  # FTS5 alone: the same ids and scores
+
+
+def test_an_alternative_group_sums_its_phrases_as_fts5(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    groups = [["alpha", "gamma"], ["beta", "betas"], ["delta", "zeta", "unknown"]]
+    found = index.search_terms(groups, require_all=False, limit=40)
+    index._forget()
+    index._stored = (frozenset(), (0, 0))  # as an index without stored postings: FTS5 ranks every clause
+    index._cache_version = index._conn.execute("PRAGMA data_version").fetchone()[0]
+    plain = index.search_terms(groups, require_all=False, limit=40)
+    assert [(sc.chunk.id, sc.score) for sc in found] == [(sc.chunk.id, sc.score) for sc in plain]
+
+
+def edited(files: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    after = dict(files)
+    after["pkg/alpha/m0.py"] = source(7, "gamma gamma beta")  # changed
+    gone = ["pkg/beta/m1.py", "pkg/gamma/m2.py"]  # deleted
+    for path in gone:
+        del after[path]
+    after["pkg/new/alpha_beta.py"] = source(13, "alpha omega")  # added
+    return after, gone
+
+
+def test_a_refresh_leaves_the_postings_a_fresh_index_would_have(tmp_path: Path) -> None:
+    files = corpus()
+    index = indexed(tmp_path / "a.db", files)
+    after, gone = edited(files)
+    changed = [p for p in after if files.get(p) != after[p]]
+    index.apply([update(p, after[p]) for p in changed], gone, [])
+    index.finish_run("later")
+    fresh = indexed(tmp_path / "b.db", after)
+    terms = index._stored_words()
+    assert terms and terms == fresh._stored_words()
+    for term in terms:
+        assert by_chunk(index, term) == by_chunk(fresh, term), term
+        assert stored_scores(index, term) == fts5_scores(index, term), term
+    for q in QUESTIONS:
+        assert search(index, q) == search(fresh, q)
+
+
+def test_a_large_batch_drops_the_postings_and_the_run_stores_them_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = corpus()
+    index = indexed(tmp_path / "index.db", files)
+    monkeypatch.setattr(stored_postings, "MAINTAIN_MAX_CHUNKS", 3)
+    after, gone = edited(files)
+    index.apply([update(p, after[p]) for p in after if files.get(p) != after[p]], gone, [])
+    assert stored_postings.state(index._conn) == "stale"
+    assert not index._stored_words()  # meanwhile FTS5 ranks every word
+    index.finish_run("later")
+    assert stored_postings.state(index._conn) == "ready"
+    for term in index._stored_words():
+        assert stored_scores(index, term) == fts5_scores(index, term), term
+
+
+def test_an_index_made_before_stored_postings_searches_the_same_and_gets_them(tmp_path: Path) -> None:
+    files = corpus()
+    db = tmp_path / "index.db"
+    index = indexed(db, files)
+    expected = [search(index, q) for q in QUESTIONS]
+    index.close()
+    older = sqlite3.connect(db)  # as the previous version left it: no postings tables
+    older.executescript(
+        "DROP TABLE postings; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
+    )
+    older.close()
+    index = SqliteIndex(db)
+    assert not index._stored_words()
+    assert [search(index, q) for q in QUESTIONS] == expected
+    after, gone = edited(files)
+    index.apply([update(p, after[p]) for p in after if files.get(p) != after[p]], gone, [])
+    index.finish_run("later")
+    assert index._stored_words()
+    for term in index._stored_words():
+        assert stored_scores(index, term) == fts5_scores(index, term), term
+    index.close()
+
+
+def test_a_failed_batch_leaves_the_stored_postings_as_committed(tmp_path: Path) -> None:
+    files = corpus()
+    index = indexed(tmp_path / "index.db", files)
+    before = {t: by_chunk(index, t) for t in index._stored_words()}
+    after, _ = edited(files)
+    broken = update("pkg/alpha/m0.py", after["pkg/alpha/m0.py"])
+
+    class Boom(Exception):
+        pass
+
+    def fail(*args: object) -> None:
+        raise Boom
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(stored_postings, "maintain", fail)
+        with pytest.raises(Boom):
+            index.apply([broken], [], [])
+    index._forget()
+    assert {t: by_chunk(index, t) for t in index._stored_words()} == before
