@@ -12,6 +12,8 @@ the other so that `compare_indexes.py` can check they hold the same things.
     python bench/index_before_after.py --base ad02eb6 --rounds 5          # every tree of bench_polyglot
     python bench/index_before_after.py --base ad02eb6 --new HEAD          # two commits, this checkout aside
     python bench/compare_indexes.py /tmp/ts-rxjs-base.db /tmp/ts-rxjs-new.db   # after --keep-dbs /tmp
+    python bench/index_before_after.py --base HEAD~3 --new HEAD --tree "$(python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')" --rounds 3
+                                                         # any folder (the stdlib, /tmp/polyglot/go-cobra): copied first
 
 The trees come from bench_polyglot's cache (--corpora; fetch them first with
 `python bench/bench_polyglot.py --fetch-only`) and are copied to a temp folder. The base version is a git
@@ -92,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     ap.add_argument("--keep-dbs", type=Path, help="copy each version's last index here")
+    ap.add_argument("--tree", type=Path, action="append", default=[], metavar="PATH",
+                    help="also (or instead of the named trees) a folder of your own; copied to a temp folder first")  # fmt: skip
     args = ap.parse_args(argv)
     unknown = sorted(set(args.trees) - set(TREES_BY_NAME))
     if unknown:
@@ -113,10 +117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 (scratch / f"{name}-pkg" / "trifecta").symlink_to(worktree / "src")
                 env["PYTHONPATH"] = str(scratch / f"{name}-pkg")
             envs[name] = env
-        for name in args.trees or sorted(TREES_BY_NAME):
+        named = args.trees or ([] if args.tree else sorted(TREES_BY_NAME))
+        sources = [(name, args.corpora / name) for name in named] + [(p.resolve().name, p) for p in args.tree]
+        for name, source in sources:
             tree = scratch / name / name
             tree.parent.mkdir()
-            copy_tree(args.corpora / name, tree, quick=False)
+            copy_tree(source, tree, quick=False)
             print(measure(tree, args.rounds, args.workers, envs, args.keep_dbs), flush=True)
             shutil.rmtree(tree.parent)
     finally:
