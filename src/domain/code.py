@@ -139,13 +139,21 @@ class ParsedFile:
     chunks: tuple[Chunk, ...] = ()
     error: str = ""  # why symbols could not be extracted ("" when they were)
     edges: tuple[Edge, ...] = ()  # call sites and imports (domain.calls)
-    # the same as plain rows, as parser workers send them: unpickling the stdlib's 62k Edge objects cost the
-    # indexing process 160 ms, rows 14 ms; the stores write either form
+    # the same as plain rows, as the Python parser makes them and parser workers send them: unpickling the
+    # stdlib's 62k Edge objects cost the indexing process 160 ms, rows 14 ms; the stores write either form
     edge_rows: tuple[EdgeRow, ...] = ()
 
     def edge_table(self) -> tuple[EdgeRow, ...]:
         """Every edge as a row (kind, caller, line, column, name, text, alias), whichever form it came in."""
         return self.edge_rows or tuple(e.row() for e in self.edges)
+
+    def edge_list(self) -> tuple[Edge, ...]:
+        """Every edge as an ``Edge``, whichever form it came in (the Python parser gives rows)."""
+        if self.edges or not self.edge_rows:
+            return self.edges
+        from .calls import edge_from_row  # calls imports this module
+
+        return tuple(edge_from_row(row) for row in self.edge_rows)
 
 
 @attrs.frozen(kw_only=True)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
 
-from ..domain.calls import Edge, EdgeKind
+from ..domain.calls import EdgeKind, EdgeRow
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -28,6 +29,10 @@ _TRAILING_COLON = re.compile(r":\s*(#.*)?$")
 _SPACES = re.compile(r"\s+")
 _COMMENT_LINE = re.compile(r"^[^\S\n]*#[^\S\n]*(.*?)[^\S\n]*$", re.MULTILINE)
 MODULE_WINDOW = 80
+CALL, IMPORT, REFERENCE, RETURN = (
+    k.value for k in (EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.REFERENCE, EdgeKind.RETURN)
+)
+_POSITION = operator.itemgetter(2, 3)  # an edge row's line and column
 
 
 def chunk_id(path: str, kind: str, symbol: str, ordinal: int) -> str:
@@ -233,7 +238,7 @@ def _extract(path: str, text: str, tree: ast.Module) -> ParsedFile:
     symbols.sort(key=lambda s: (s.start_line, s.depth))
     chunks.sort(key=lambda c: c.start_line)
     edges = _edges(tree, symbols, len(lines))
-    return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks), edges=edges)
+    return ParsedFile(language="python", symbols=tuple(symbols), chunks=tuple(chunks), edge_rows=edges)
 
 
 def _callee(node: ast.expr) -> str:
@@ -269,9 +274,11 @@ def _type_name(node: ast.expr | None) -> str:
 # Fields that never hold a node (names, operators, flags): the walk below does not look into them.
 _NOT_NODES = frozenset(
     {"ctx", "op", "id", "attr", "name", "arg", "module", "level", "kind", "type_comment", "asname", "simple",
-     "is_async", "conversion", "names", "tag", "type_ignores", "kwd_attrs"}
+     "is_async", "conversion", "names", "tag", "type_ignores", "kwd_attrs", "ops"}
 )  # fmt: skip
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # per node type: its fields that may hold nodes
+_CHILDREN: dict[
+    type, str | Callable[[Any], tuple[Any, ...]]
+] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
 _SELF_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
@@ -301,8 +308,8 @@ def _nodes(
     out: list[Any] = []
     stack: list[Any] = [tree]
     pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
-    fields_of = _CHILD_FIELDS.get
-    leaves, wanted, name_t, attribute_t = _LEAVES, _WANTED, ast.Name, ast.Attribute
+    children_of = _CHILDREN.get
+    leaves, wanted, name_t, attribute_t, list_t = _LEAVES, _WANTED, ast.Name, ast.Attribute, list
     while stack:
         node = pop()
         kind = type(node)
@@ -322,19 +329,39 @@ def _nodes(
                         add(node)
                 elif value.id in functions:
                     add(value)
-                continue
-        fields = fields_of(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(
-                f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES
-            )
-        for field in fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
+            else:
+                push(value)
+            continue
+        children = children_of(kind)
+        if children is None:
+            children = _children_getter(kind)
+        if isinstance(children, str):  # the one field that may hold nodes
+            value = getattr(node, children)
+            if type(value) is list_t:
+                extend(value)
+            elif value is not None:
+                push(value)
+            continue
+        for value in children(node):
+            if type(value) is list_t:
                 extend(value)  # a string or None in a list (`Dict.keys`) is a leaf, skipped when popped
             elif value is not None:
                 push(value)
     return out
+
+
+def _children_getter(kind: type) -> str | Callable[[Any], tuple[Any, ...]]:
+    """How `_nodes` reads a node type's fields that may hold nodes: the one field's name, else a getter
+    of them all as a tuple (one C call rather than a `getattr` per field)."""
+    fields = [f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES]
+    getter: str | Callable[[Any], tuple[Any, ...]]
+    getter = fields[0] if len(fields) == 1 else operator.attrgetter(*fields) if fields else _no_children
+    _CHILDREN[kind] = getter
+    return getter
+
+
+def _no_children(node: Any) -> tuple[Any, ...]:
+    return ()
 
 
 def _annotation_types(node: ast.expr | None) -> list[str]:
@@ -378,7 +405,7 @@ def _from_imported(tree: ast.Module) -> frozenset[str]:
     return frozenset(n for n in out if not n[:1].isupper())
 
 
-def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge, ...]:
+def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeRow, ...]:
     """Call sites, imports, functions used as values and what functions return, each with its enclosing
     definition (the innermost one around its line).
 
@@ -412,7 +439,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
 
     calls: list[ast.Call] = []
     values: list[Any] = []  # names and `self.m` attributes that may be functions used as values
-    edges: list[Edge] = []
+    edges: list[EdgeRow] = []  # as rows (Edge.row()): the stdlib's 70k Edge objects cost 0.09 s to make
     types: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> class names, as written
     assigned: set[tuple[str, str]] = set()  # (scope, variable) the scope binds, with a known type or not
     copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
@@ -539,14 +566,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             for a in node.names:
                 bound = a.asname or a.name.split(".", 1)[0]
                 text = a.name if a.asname else bound
-                edges.append(Edge(kind=EdgeKind.IMPORT, caller=owner[node.lineno], line=node.lineno,
-                                  column=node.col_offset, name="", text=text, alias=bound))  # fmt: skip
+                edges.append((IMPORT, owner[node.lineno], node.lineno, node.col_offset, "", text, bound))
         elif kind is ast.ImportFrom:
             module = "." * node.level + (node.module or "")
             for a in node.names:  # `from m import *` binds no one name: name "*", no alias
-                edges.append(Edge(kind=EdgeKind.IMPORT, caller=owner[node.lineno], line=node.lineno,
-                                  column=node.col_offset, name=a.name, text=module,
-                                  alias="" if a.name == "*" else a.asname or a.name))  # fmt: skip
+                alias = "" if a.name == "*" else a.asname or a.name
+                edges.append(
+                    (IMPORT, owner[node.lineno], node.lineno, node.col_offset, a.name, module, alias)
+                )
     for key, source in copies:
         if source in types and key not in types:
             types[key] = types[source]
@@ -594,13 +621,20 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             return "" if bound_in(where, head) else text
         return "|".join(f"{t}.{rest}()" for t in known)
 
+    receivers: dict[tuple[str, str], str] = {}  # (caller, variable) -> receiver_type: a scope asks often
+
     def receiver_type(caller: str, variable: str) -> str:
         """``variable_type``, with a call on another variable made concrete (``concrete``)."""
+        key = (caller, variable)
+        known = receivers.get(key)
+        if known is not None:
+            return known
         text = variable_type(caller, variable)
-        if "()" not in text:
-            return text
-        made = (concrete(t, caller) if t.endswith("()") else t for t in text.split("|"))
-        return "|".join(dict.fromkeys(t for t in made if t))
+        if "()" in text:
+            made = (concrete(t, caller) if t.endswith("()") else t for t in text.split("|"))
+            text = "|".join(dict.fromkeys(t for t in made if t))
+        receivers[key] = text
+        return text
 
     called = set()
     for call in calls:
@@ -612,7 +646,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             name = func.attr
             line = func.end_lineno or func.lineno
             column = max(0, (func.end_col_offset or 0) - len(name))
-            text = _callee(func)
+            value = func.value
+            text = f"{value.id}.{name}" if type(value) is name_t else _callee(func)  # most are `x.m()`
         else:
             continue  # `f()()`, `a[0]()`: no name to resolve
         caller = owner[call.lineno]
@@ -626,8 +661,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
             receiver = made_by(func.value)  # `Service(store).fetch()`, `self.make().fetch()`
             if receiver.endswith("()"):
                 receiver = concrete(receiver, caller)
-        edges.append(Edge(kind=EdgeKind.CALL, caller=caller, line=line, column=column, name=name, text=text,
-                          alias=receiver))  # fmt: skip
+        edges.append((CALL, caller, line, column, name, text, receiver))
     for node in values:
         if id(node) in called or type(node.ctx) is not ast.Load:
             continue
@@ -639,16 +673,15 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[Edge,
         else:
             name, text = node.attr, f"{node.value.id}.{node.attr}"
             column = max(0, (node.end_col_offset or 0) - len(name))
-        edges.append(Edge(kind=EdgeKind.REFERENCE, caller=caller, line=node.lineno, column=column, name=name,
-                          text=text))  # fmt: skip
+        edges.append((REFERENCE, caller, node.lineno, column, name, text, ""))
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:
             text = concrete(name, function) if name.endswith("()") else name
             if not text:
                 continue
-            edges.append(Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=text))
-    edges.sort(key=lambda e: (e.line, e.column))
+            edges.append((RETURN, function, 0, 0, short, text, ""))
+    edges.sort(key=_POSITION)
     return tuple(edges)
 
 

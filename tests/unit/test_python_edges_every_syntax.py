@@ -44,7 +44,7 @@ class Point:
 def test_a_file_with_every_kind_of_node_parses_with_its_call_edges() -> None:
     parsed = parse_python("every.py", EVERY_KIND)
     assert not parsed.error
-    called = {edge.name for edge in parsed.edges if edge.kind.value == "call"}
+    called = {edge.name for edge in parsed.edge_list() if edge.kind.value == "call"}
     assert {"join", "len", "other", "move", "go"} <= called
 
 
