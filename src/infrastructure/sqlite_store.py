@@ -66,6 +66,7 @@ from .state_folder import STATE_DIR, write_gitignore
 SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
+PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
 MAX_CACHED_POSTINGS = 2_000_000  # chunk ids a reader keeps of the words it searched (16 bytes each)
 # A chunk holding m of the paired words scores (m - 1) ** COORDINATION times their summed bm25. FTS5's pairs
 # expression gave (m - 1) ** 1, which let a long docstring naming every word of a question outrank the code
@@ -394,6 +395,61 @@ def fts_string(term: str) -> str | None:
     if not _WORDY.search(term):
         return None
     return '"' + term.replace('"', '""') + '"'
+
+
+def _chosen_in_python(
+    first: Sequence[tuple[Any, Any]], every: Callable[[], Sequence[tuple[Any, Any]]], limit: int
+) -> list[tuple[int, float]]:
+    """SqliteIndex._ranked_any's two tiers over a few postings (lists), without importing numpy (~60-150 ms,
+    most of a small segment's first search). The same sums in the same order as _chosen_in_numpy: equal
+    scores to the last bit (the tests compare them)."""
+    total: dict[int, float] = {}
+    held: dict[int, int] = {}
+    for ids, scores in first:
+        for i, score in zip(ids, scores, strict=True):
+            total[i] = total.get(i, 0.0) + score
+            held[i] = held.get(i, 0) + 1
+    tier = [(i, (held[i] - 1) ** COORDINATION * s) for i, s in total.items() if held[i] >= 2]
+    tier.sort(key=lambda kv: (-kv[1], kv[0]))  # best score first; FTS5 broke ties by rowid
+    chosen = tier[:limit]
+    if len(chosen) < limit:  # then the chunks holding one of the words, ranked by every word
+        paired = {i for i, _ in tier}
+        rest: dict[int, float] = {}
+        for ids, scores in every():
+            for i, score in zip(ids, scores, strict=True):
+                rest[i] = rest.get(i, 0.0) + score
+        ranked = sorted(((i, s) for i, s in rest.items() if i not in paired), key=lambda kv: (-kv[1], kv[0]))
+        chosen += ranked[: limit - len(chosen)]
+    return chosen
+
+
+def _chosen_in_numpy(
+    first: Sequence[tuple[Any, Any]], every: Callable[[], Sequence[tuple[Any, Any]]], limit: int
+) -> list[tuple[int, float]]:
+    """SqliteIndex._ranked_any's two tiers over postings of any size."""
+    import numpy as np  # here, not at the top: a CLI call that never ranks many postings skips its import
+
+    def gather(postings: Sequence[tuple[Any, Any]]) -> tuple[Any, Any, Any]:
+        """The chunks holding any of these clauses: ids, the sum of their scores, how many they hold."""
+        ids = np.concatenate([np.asarray(p[0], dtype=np.int64) for p in postings])
+        unique, inverse = np.unique(ids, return_inverse=True)
+        total = np.bincount(
+            inverse, weights=np.concatenate([np.asarray(p[1], dtype=np.float64) for p in postings])
+        )
+        return unique, total, np.bincount(inverse)
+
+    unique, total, held = gather(first)
+    tier = held >= 2
+    tier_ids, tier_scores = unique[tier], (held[tier] - 1) ** COORDINATION * total[tier]
+    order = np.lexsort((tier_ids, -tier_scores))[:limit]  # best score first; FTS5 broke ties by rowid
+    chosen = [(int(i), float(s)) for i, s in zip(tier_ids[order], tier_scores[order], strict=True)]
+    if len(chosen) < limit:  # then the chunks holding one of the words, ranked by every word
+        rest_ids, rest_total, _ = gather(every())
+        keep = ~np.isin(rest_ids, unique[tier])
+        rest_ids, rest_total = rest_ids[keep], rest_total[keep]
+        order = np.lexsort((rest_ids, -rest_total))[: limit - len(chosen)]
+        chosen += [(int(i), float(s)) for i, s in zip(rest_ids[order], rest_total[order], strict=True)]
+    return chosen
 
 
 class SqliteIndex(IndexWriter, IndexReader):
@@ -1077,27 +1133,15 @@ class SqliteIndex(IndexWriter, IndexReader):
         common words of a repository come back in question after question, and ranking the thousands of
         chunks they match is what a search spent its time on (the pairs expression repeats each word once per
         pair: sqlalchemy 50-75 ms)."""
-        import numpy as np  # here, not at the top: a CLI call that never asks three words skips its import
+        first = [self._postings(clause, (phrases or {}).get(clause)) for clause in clauses[:MAX_PAIR_CLAUSES]]
 
-        def gather(part: Sequence[str]) -> tuple[Any, Any, Any]:
-            """The chunks holding any of these clauses: ids, the sum of their scores, how many they hold."""
-            postings = [self._postings(clause, (phrases or {}).get(clause)) for clause in part]
-            ids = np.concatenate([p[0] for p in postings])
-            unique, inverse = np.unique(ids, return_inverse=True)
-            total = np.bincount(inverse, weights=np.concatenate([p[1] for p in postings]))
-            return unique, total, np.bincount(inverse)
+        def every() -> list[tuple[Any, Any]]:
+            return first + [self._postings(c, (phrases or {}).get(c)) for c in clauses[MAX_PAIR_CLAUSES:]]
 
-        unique, total, held = gather(clauses[:MAX_PAIR_CLAUSES])
-        tier = held >= 2
-        tier_ids, tier_scores = unique[tier], (held[tier] - 1) ** COORDINATION * total[tier]
-        order = np.lexsort((tier_ids, -tier_scores))[:limit]  # best score first; FTS5 broke ties by rowid
-        chosen = [(int(i), float(s)) for i, s in zip(tier_ids[order], tier_scores[order], strict=True)]
-        if len(chosen) < limit:  # then the chunks holding one of the words, ranked by every word
-            rest_ids, rest_total, _ = gather(clauses)
-            keep = ~np.isin(rest_ids, unique[tier])
-            rest_ids, rest_total = rest_ids[keep], rest_total[keep]
-            order = np.lexsort((rest_ids, -rest_total))[: limit - len(chosen)]
-            chosen += [(int(i), float(s)) for i, s in zip(rest_ids[order], rest_total[order], strict=True)]
+        small = sum(len(p[0]) for p in first) <= PYTHON_POSTINGS and all(
+            isinstance(p[0], list) for p in first
+        )
+        chosen = (_chosen_in_python if small else _chosen_in_numpy)(first, every, limit)
         if not chosen:
             return []
         rows: dict[int, Any] = {}
@@ -1113,14 +1157,14 @@ class SqliteIndex(IndexWriter, IndexReader):
         """The chunks an FTS5 clause matches and the bm25 score of each for that clause alone. bm25 is a sum
         over the clause's phrases (`"a" OR "b"`) of each phrase's score alone, where a common word's comes
         from its stored postings (stored_postings) and any other's from FTS5."""
-        import numpy as np
-
         self._fresh_caches()
         cached = self._postings_cache.get(clause)
         if cached is None and phrases and self._stored_words():
             parts = [self._phrase_postings(p) for p in phrases]
             if len(parts) == 1:
                 return parts[0]
+            import numpy as np  # a segment with stored postings is one where numpy pays for itself
+
             # summed phrase by phrase, in the clause's order, as FTS5 does
             unique, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
             cached = (unique, np.bincount(inverse, weights=np.concatenate([p[1] for p in parts])))
@@ -1131,10 +1175,7 @@ class SqliteIndex(IndexWriter, IndexReader):
                 "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?",
                 (clause, _RANK),
             ).fetchall()
-            cached = (
-                np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows)),
-            )
+            cached = ([r[0] for r in rows], [r[1] for r in rows])  # lists: see _chosen_in_python
             self._postings_size += len(rows)
             if self._postings_size > MAX_CACHED_POSTINGS:
                 self._postings_cache.clear()

@@ -235,3 +235,40 @@ def test_a_failed_batch_leaves_the_stored_postings_as_committed(tmp_path: Path) 
             index.apply([broken], [], [])
     index._forget()
     assert {t: by_chunk(index, t) for t in index._stored_words()} == before
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_few_postings_are_summed_without_numpy_to_the_same_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: bool
+) -> None:
+    from trifecta.infrastructure import sqlite_store
+
+    if not stored:
+        monkeypatch.setattr(stored_postings, "MIN_CHUNKS", 10**9)
+    index = indexed(tmp_path / "index.db", corpus())
+    questions = [*QUESTIONS, WORDS, WORDS[::-1][:7]]  # more words than are paired (MAX_PAIR_CLAUSES)
+    ran: list[str] = []
+    for name in ("_chosen_in_python", "_chosen_in_numpy"):
+        real = getattr(sqlite_store, name)
+        monkeypatch.setattr(sqlite_store, name, lambda *a, _n=name, _r=real: ran.append(_n) or _r(*a))
+
+    def answers() -> list[list[tuple[str, float]]]:
+        index._forget()
+        return [
+            [
+                (sc.chunk.id, sc.score)
+                for sc in index.search_terms([[w] for w in q], require_all=False, limit=n)
+            ]
+            for q in questions
+            for n in (3, 60)
+        ]
+
+    monkeypatch.setattr(sqlite_store, "PYTHON_POSTINGS", 0)
+    with_numpy = answers()
+    assert set(ran) == {"_chosen_in_numpy"}
+    ran.clear()
+    monkeypatch.setattr(sqlite_store, "PYTHON_POSTINGS", 10**9)
+    in_python = answers()
+    assert set(ran) == ({"_chosen_in_numpy"} if stored else {"_chosen_in_python"})  # stored: numpy arrays
+    assert in_python == with_numpy
+    assert all(with_numpy)
