@@ -142,8 +142,10 @@ preview), at most `limit` (1-200, default 50). Use it before changing a function
 
 DEFINITION = """\
 What a name in the code is: give a position (path, 1-based line and column) and get the definitions it \
-resolves to from the index's call graph, with how (exact, import, or name with every candidate). Use it \
-while reading code to jump to what a call means."""
+resolves to, with how (exact, import, or name with every candidate). `engine`: "auto" asks the language \
+server when one is already running (an earlier hover or refs started it), else the index's call graph; \
+"lsp" starts the server for an exact answer (about a second the first time); "index" never asks it. \
+`data.engine` says which answered. Use it while reading code to jump to what a call means."""
 
 CALLERS = """\
 Who calls a function or method (sym:// uri), from the index, fast and without a language server: each \
@@ -190,6 +192,10 @@ WRITES_INDEX = ToolAnnotations(
 
 Query = Annotated[str, Field(description="The question, in words or identifiers (English or Spanish).")]
 Uri = Annotated[str, Field(description='A sym:// selector, e.g. "sym://python/type/pkg/mod/Class#method".')]
+DefinitionEngine = Annotated[
+    Literal["auto", "lsp", "index"],
+    Field(description='"auto": the language server if running, else the index; "lsp": start it; "index".'),
+]
 OneSegment = Annotated[
     str | None,
     Field(description="The segment (repository) to read: a hit's `segment`; see the segments tool."),
@@ -523,8 +529,9 @@ class TrifectaMCP:
             column: Annotated[
                 int | None, Field(description="1-based column; null: the line's first call.")
             ] = None,
+            engine: DefinitionEngine = "auto",
         ) -> Result:
-            return await self._run("definition", lambda e: e.definition(path, line, column))
+            return await self._run("definition", lambda e: e.definition(path, line, column, engine=engine))
 
         @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
         async def callers(
@@ -626,10 +633,12 @@ class TrifectaMCP:
             column: Annotated[
                 int | None, Field(description="1-based column; null: the line's first call.")
             ] = None,
+            engine: DefinitionEngine = "auto",
             segment: OneSegment = None,
         ) -> Result:
             return await self._run(
-                "definition", _any(lambda e: e.definition(path, line, column, segment=segment))
+                "definition",
+                _any(lambda e: e.definition(path, line, column, engine=engine, segment=segment)),
             )
 
         @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)

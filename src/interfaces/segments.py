@@ -164,9 +164,15 @@ class SegmentSet:
         return self._one(segment, lambda e: e.refs(uri, limit=limit), "refs")
 
     def definition(
-        self, path: str, line: int, column: int | None = None, *, segment: str | None = None
+        self,
+        path: str,
+        line: int,
+        column: int | None = None,
+        engine: str = "auto",
+        *,
+        segment: str | None = None,
     ) -> Response:
-        return self._one(segment, lambda e: e.definition(path, line, column), "definition")
+        return self._one(segment, lambda e: e.definition(path, line, column, engine=engine), "definition")
 
     def callers(self, uri: str, limit: int = 50, *, segment: str | None = None) -> Response:
         return self._one(segment, lambda e: e.callers(uri, limit=limit), "callers")

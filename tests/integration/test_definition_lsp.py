@@ -95,3 +95,51 @@ def test_an_unknown_engine_is_invalid_argument(repo: Path) -> None:
     with opened(repo) as engine:
         raw = engine.definition("app/things.py", 14, 14, engine="magic").to_dict()
     assert raw["errors"][0]["code"] == "INVALID_ARGUMENT"
+
+
+async def _mcp_definitions(repo: Path, calls: list[dict[str, Any]]) -> tuple[Any, list[Any]]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "trifecta", "mcp", "--segment", str(repo)],
+        env={"TRIFECTA_WORKERS": "1", "PYTHONUNBUFFERED": "1"},
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=60) as session,
+    ):
+        await session.initialize()
+        listed = await session.list_tools()
+        [tool] = [t for t in listed.tools if t.name == "definition"]
+        return tool, [await session.call_tool("definition", arguments) for arguments in calls]
+
+
+@pytest.mark.slow  # an MCP server subprocess and a real jedi-language-server
+def test_the_mcp_definition_tool_takes_the_engine(repo: Path) -> None:
+    """The official MCP client over stdio: `engine` is in the tool's schema, "index" answers from the
+    index, "lsp" starts the server, "auto" then uses it, and an engine the schema does not list is refused."""
+    import anyio
+
+    if JEDI_LS is None:
+        pytest.skip("jedi-language-server is not installed (pip install 'trifecta[lsp]')")
+    where = {"path": "app/things.py", "line": 14, "column": 14}
+    tool, results = anyio.run(
+        _mcp_definitions,
+        repo,
+        [
+            {**where, "engine": "index"},
+            {**where, "engine": "lsp"},
+            {"path": "app/things.py", "line": 15, "column": 19},  # auto, the server running now
+            {**where, "engine": "magic"},
+        ],
+    )
+    assert tool.input_schema["properties"]["engine"]["enum"] == ["auto", "lsp", "index"]
+    index, lsp, auto, magic = (r.structured_content for r in results)
+    assert index["data"]["engine"] == "index" and index["data"]["resolution"] == "name"
+    assert len(index["data"]["definitions"]) == 2
+    assert lsp["data"]["engine"] == "lsp" and lsp["data"]["resolution"] == "exact"
+    assert [d["symbol"] for d in lsp["data"]["definitions"]] == ["Alpha.run"]
+    assert auto["data"]["engine"] == "lsp"
+    assert [d["symbol"] for d in auto["data"]["definitions"]] == ["Beta.run"]
+    assert results[3].is_error and magic["errors"][0]["code"] == "INVALID_ARGUMENT"
