@@ -488,11 +488,15 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         return made_by(value)
 
     def bind(node: Any, where: str) -> None:
-        if type(node) is name_t:
-            assigned.add((where, node.id))
-        elif type(node) in (ast.Tuple, ast.List):
-            for item in node.elts:
-                bind(item, where)
+        """The names a target binds (`a, (b, c) = ...`); a loop, not a recursion: a nested function that
+        calls itself holds its closure in a reference cycle, which parser workers never collect."""
+        todo = [node]
+        while todo:
+            node = todo.pop()
+            if type(node) is name_t:
+                assigned.add((where, node.id))
+            elif type(node) is ast.Tuple or type(node) is ast.List:
+                todo.extend(node.elts)
 
     node: Any
     owners = _SELF_NAMES | {q.rsplit(".", 1)[-1] for q in classes}
