@@ -12,6 +12,8 @@ SqliteIndex for what is never thrown away):
     edges(file_id, kind, caller, line, col, name, text, alias)   call sites and imports (domain.calls.Edge),
                 replaced with their file's symbols; looked up by file and by name; edges_calls (name, file_id,
                 caller) of the call edges, made by the run's end (an older index gets it on its next run)
+    symbols_shape (kind, bases, decorators): structural look-ups by a substring of the bases or decorators,
+                made by the run's end like edges_calls
     postings, posting_terms   common words' chunks with their bm25 inputs (stored_postings): added later,
                 made when first needed
     skipped_files(path PRIMARY KEY, size, mtime_ns, reason)  files skipped for their content (binary): not
@@ -137,6 +139,8 @@ INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'scan');
 
 # call_names' look-up: the call edges of a few names, with no row read (sqlalchemy +11 MB, stdlib +17 MB)
 _CALLS_INDEX = f"CREATE INDEX IF NOT EXISTS edges_calls ON edges(name, file_id, caller) WHERE kind = '{EdgeKind.CALL.value}'"
+# structural_candidates' scan for a substring of the bases or decorators (stdlib +1.9 MB)
+_SHAPE_INDEX = "CREATE INDEX IF NOT EXISTS symbols_shape ON symbols(kind, bases, decorators)"
 _CHUNK_COLS = (
     "c.id, c.path, c.start_line, c.end_line, c.kind, c.language, c.symbol, c.name, c.signature, c.doc, c.body"
 )
@@ -477,6 +481,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._postings_size = 0
         self._stored: tuple[frozenset[str], tuple[int, int]] | None = None  # stored words, FTS5 totals
         self._tokenizer: stored_postings.Tokenizer | None = None
+        self._shape: bool | None = None  # whether symbols_shape is there (made by a run's end)
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
@@ -798,6 +803,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._postings_cache.clear()
         self._postings_size = 0
         self._stored = None
+        self._shape = None
         self._states_cache = None
         self._counts_cache = None
 
@@ -1018,6 +1024,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         with self._transaction() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
             c.execute(_CALLS_INDEX)  # made once, after the first run's inserts (an older index gets it here)
+            c.execute(_SHAPE_INDEX)
             if stored_postings.needs_build(c, self._chunk_count_now()):
                 paths = [(r[0], _path_words(r[1])) for r in c.execute("SELECT id, path FROM files")]
                 stored_postings.build(c, "chunks_fts", FIELD_WEIGHTS, _RANK, self._fts_tokenizer(), paths)
@@ -1188,6 +1195,13 @@ class SqliteIndex(IndexWriter, IndexReader):
                 self._postings_size = len(rows)
             self._postings_cache[clause] = cached
         return cached
+
+    def _has_shape_index(self) -> bool:
+        self._fresh_caches()
+        if self._shape is None:
+            sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'symbols_shape'"
+            self._shape = self._conn.execute(sql).fetchone() is not None
+        return self._shape
 
     def _stored_words(self) -> frozenset[str]:
         """The words whose postings the index stores (none in an index made before they were), cached with the
@@ -1386,6 +1400,19 @@ class SqliteIndex(IndexWriter, IndexReader):
     ) -> list[tuple[str, Symbol]]:
         where: list[str] = []
         params: list[object] = []
+        if (bases or decorator) and not parent and not path_words and self._has_shape_index():
+            # no index narrows a substring of the bases or decorators: scan symbols_shape (kind, bases,
+            # decorators), a small part of the table's bytes, then read the symbols it finds (stdlib 11 -> 2 ms)
+            shape = [f"kind IN ({', '.join('?' for _ in kinds)})"] if kinds else []
+            shape += ["(" + " OR ".join("bases LIKE ?" for _ in bases) + ")"] if bases else []
+            shape += ["decorators LIKE ?"] if decorator else []
+            where.append(
+                f"s.rowid IN (SELECT rowid FROM symbols INDEXED BY symbols_shape WHERE {' AND '.join(shape)})"
+            )
+            params.extend(kinds)
+            params.extend(f"%{b}%" for b in bases)
+            params.extend([f"%{decorator.lstrip('*')}%"] if decorator else [])
+            bases, decorator, kinds = (), "", ()
         if bases:
             where.append("(" + " OR ".join("s.bases LIKE ?" for _ in bases) + ")")
             params.extend(f"%{b}%" for b in bases)
@@ -1406,8 +1433,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         if signature:
             where.append("s.signature LIKE ?")
             params.append(f"%{signature}%")
-        if kinds:
-            where.append(f"s.kind IN ({', '.join('?' for _ in kinds)})")
+        if kinds:  # `+`: never symbols_shape by kind, where the qualname or file index narrows far more
+            where.append(f"+s.kind IN ({', '.join('?' for _ in kinds)})")
             params.extend(kinds)
         if not where:  # visibility alone is most of an index, not a question
             return []
