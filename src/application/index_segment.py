@@ -126,7 +126,7 @@ class IndexSegment:
         scan = self._source.scan()
         skipped: Counter[str] = Counter(scan.skipped)
         indexed = self._writer.file_states()
-        stored = {} if request.full else indexed
+        stored = {} if request.full or not self._writer.edges_current() else indexed
         candidates = [f for f in scan.files if self._parser.language_of(f.path) is not None]
         skipped["unsupported"] += len(scan.files) - len(candidates)
 

@@ -154,6 +154,11 @@ class IndexWriter(Protocol):
 
     def has_completed_run(self) -> bool: ...
 
+    def edges_current(self) -> bool:
+        """Whether the stored call edges are what this version's parsers record (an index written before a
+        new kind of edge has none of them: the next run re-parses every file, as `index --full` does)."""
+        ...
+
     def substring_index_ready(self) -> bool:
         """Whether the substring accelerator (trigram index) is built and maintained."""
         ...

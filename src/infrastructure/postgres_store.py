@@ -946,6 +946,10 @@ class PostgresIndex(IndexWriter, IndexReader):
         ).fetchone()
         return bool(row and row[0])
 
+    def edges_current(self) -> bool:
+        # a shared index records no edges version: `index --full` after an upgrade that adds edges
+        return True
+
     @_guard
     def finish_run(self, built_at: str) -> None:
         self._conn.execute(

@@ -69,6 +69,9 @@ from . import stored_postings
 from .state_folder import STATE_DIR, write_gitignore
 
 SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
+# What the parsers record in `edges`, kept in meta by each completed run: 2 added RETURN and reference
+# edges. An index of another version is re-parsed whole by its next run (no schema change: nothing to drop).
+EDGES_VERSION = "2"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
@@ -1016,6 +1019,11 @@ class SqliteIndex(IndexWriter, IndexReader):
         return self._conn.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is not None
 
     @_guard
+    def edges_current(self) -> bool:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='edges_version'").fetchone()
+        return row is not None and row[0] == EDGES_VERSION
+
+    @_guard
     def finish_run(self, built_at: str) -> None:
         """Mark the run complete; raises IndexReplaced when the file is no longer the one written to."""
         if self.replaced():
@@ -1023,6 +1031,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         states = self._states_cache
         with self._transaction() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edges_version', ?)", (EDGES_VERSION,))
             c.execute(_CALLS_INDEX)  # made once, after the first run's inserts (an older index gets it here)
             c.execute(_SHAPE_INDEX)
             if stored_postings.needs_build(c, self._chunk_count_now()):

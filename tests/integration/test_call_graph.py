@@ -272,3 +272,26 @@ def test_the_store_reads_the_imports_that_bind_given_names(engine: trifecta.Engi
     found = store.edges(paths=["py/app/service.py"], kinds=["import"], aliases=["norm", "nothing"])
     assert [(e.name, e.text, e.alias) for _, e in found] == [("normalize", ".store", "norm")]
     assert store.edges(paths=["py/app/service.py"], kinds=["import"], aliases=["nothing"]) == []
+
+
+def test_an_index_written_before_the_current_edges_is_reparsed_by_its_next_run(tmp_path: Path) -> None:
+    """An index from a version whose parsers recorded fewer edges (no edges version in meta, its edges
+    missing) gets them back from a plain `index` run, which re-parses every file once; the run after
+    that reads nothing."""
+    import sqlite3
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    db = tmp_path / "index.db"
+    uri = "sym://python/type/py/app/store/ping"
+    with trifecta.open(str(repo), db_path=str(db)) as engine:
+        engine.index()
+        before = hits(engine.callers(uri))
+    assert before
+    with sqlite3.connect(db) as conn:  # as an older version left it
+        conn.execute("DELETE FROM edges")
+        conn.execute("DELETE FROM meta WHERE key='edges_version'")
+    with trifecta.open(str(repo), db_path=str(db)) as engine:
+        assert engine.index().files_indexed > 0
+        assert hits(engine.callers(uri)) == before
+        assert engine.index().files_indexed == 0
