@@ -1,10 +1,12 @@
 """What recording call edges costs a full index: the same source with and without the Python edge walk.
 
     python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7
+    python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7 --base b49f4e0   # and a revision, interleaved
 
-The package is copied twice into a temp dir (`with`: as it is; `without`: `parse_python` returns no edges);
+The package is copied twice into a temp dir (`with`: as it is; `without`: `parse_python` returns no edges),
+and so is `--base`'s (from `git archive`, this checkout untouched);
 the tree is copied once (no site-packages, no __pycache__). Then `engine.index(full=True)` runs in a fresh
-subprocess per run, alternating with/without, each on a new database. Reported per variant, as medians:
+subprocess per run, alternating the variants, each on a new database. Reported per variant, as medians:
 wall time, the indexing process's CPU and the parser workers' CPU (and their sum: with the workers and the
 indexing process sharing 2 cores, the wall time follows it), the edges and the database size. Run it on a
 quiet machine and give `uptime` with the figures: a 2-core machine shared with other work moves the wall
@@ -46,35 +48,53 @@ shutil.rmtree(work, ignore_errors=True)
 """
 
 
+def packages(work: Path, rev: str | None) -> dict[str, str]:
+    """Two copies of the package (this checkout's, or `git archive` of REV), with and without edges:
+    variant name -> the folder to put on PYTHONPATH."""
+    label = rev or "checkout"
+    source = Path(__file__).resolve().parents[1] / "src"
+    if rev:
+        source = work / f"src-{rev}"
+        source.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", rev, "src"],
+            cwd=Path(__file__).resolve().parents[1],
+            capture_output=True,
+            check=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(source), "--strip-components=1"], input=archive, check=True)
+    paths = {}
+    for edges in ("with", "without"):
+        dest = work / f"{label}-{edges}"
+        shutil.copytree(source, dest / "trifecta", ignore=shutil.ignore_patterns("__pycache__"))
+        paths[f"{label} {edges}"] = str(dest)
+    parser = work / f"{label}-without" / "trifecta" / "infrastructure" / "python_parser.py"
+    text = parser.read_text()
+    if SWITCH not in text:
+        raise SystemExit(f"the edge walk's call is not where this script looks for it: {SWITCH.strip()!r}")
+    parser.write_text(text.replace(SWITCH, "    edges = ()  # bench/edges_cost.py: no edges\n"))
+    return paths
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", required=True)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument(
+        "--base", help="also measure this git revision, its runs interleaved with this checkout's"
+    )
     args = ap.parse_args()
-    package = Path(__file__).resolve().parents[1] / "src"
     work = Path(tempfile.mkdtemp(prefix="edges-cost-"))
     try:
         tree = work / "tree"
         shutil.copytree(
             args.tree, tree, ignore=shutil.ignore_patterns("site-packages", "dist-packages", "__pycache__")
         )
-        paths = {}
-        for variant in ("with", "without"):
-            shutil.copytree(
-                package, work / variant / "trifecta", ignore=shutil.ignore_patterns("__pycache__")
-            )
-            paths[variant] = str(work / variant)
-        parser = work / "without" / "trifecta" / "infrastructure" / "python_parser.py"
-        text = parser.read_text()
-        if SWITCH not in text:
-            raise SystemExit(
-                f"the edge walk's call is not where this script looks for it: {SWITCH.strip()!r}"
-            )
-        parser.write_text(text.replace(SWITCH, "    edges = ()  # bench/edges_cost.py: no edges\n"))
-        results: dict[str, list[list[float]]] = {"without": [], "with": []}
+        paths = {**(packages(work, args.base) if args.base else {}), **packages(work, None)}
+        results: dict[str, list[list[float]]] = {variant: [] for variant in paths}
         for run in range(args.runs):
-            for variant in ("without", "with"):
-                env = {**os.environ, "PYTHONPATH": paths[variant], "TRIFECTA_NO_TELEMETRY": "1"}
+            for variant, path in paths.items():
+                env = {**os.environ, "PYTHONPATH": path, "TRIFECTA_NO_TELEMETRY": "1"}
                 out = subprocess.run(
                     [sys.executable, "-c", CHILD, str(tree)],
                     env=env,
@@ -84,17 +104,18 @@ def main() -> int:
                 )
                 if out.returncode != 0:
                     raise SystemExit(out.stderr[-2000:])
-                results[variant].append([float(x) for x in out.stdout.split()])
+                values = [float(x) for x in out.stdout.split()]
+                results[variant].append([*values, values[1] + values[2]])
                 print(f"run {run + 1} {variant}: {out.stdout.strip()}", file=sys.stderr)
+        # on a busy 2-core machine the wall time follows the CPU total (indexing process + workers)
         names = ["wall s", "CPU main s", "CPU workers s", "edges", "database bytes", "CPU total s"]
-        for variant in results:  # on a busy 2-core machine the total is what the wall time follows
-            results[variant] = [[*r, r[1] + r[2]] for r in results[variant]]
-        print("| full index | without edges | with edges | growth |\n|---|---|---|---|")
-        for i, name in enumerate(names):
-            before = statistics.median(r[i] for r in results["without"])
-            after = statistics.median(r[i] for r in results["with"])
-            growth = f"{(after / before - 1) * 100:+.1f}%" if before else "-"
-            print(f"| {name} | {before:.3f} | {after:.3f} | {growth} |")
+        for label in dict.fromkeys(v.rsplit(" ", 1)[0] for v in paths):
+            print(f"\n{label}\n\n| full index | without edges | with edges | growth |\n|---|---|---|---|")
+            for i, name in enumerate(names):
+                before = statistics.median(r[i] for r in results[f"{label} without"])
+                after = statistics.median(r[i] for r in results[f"{label} with"])
+                growth = f"{(after / before - 1) * 100:+.1f}%" if before else "-"
+                print(f"| {name} | {before:.3f} | {after:.3f} | {growth} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
