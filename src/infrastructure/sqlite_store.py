@@ -485,6 +485,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._stored: tuple[frozenset[str], tuple[int, int]] | None = None  # stored words, FTS5 totals
         self._tokenizer: stored_postings.Tokenizer | None = None
         self._shape: bool | None = None  # whether symbols_shape is there (made by a run's end)
+        self._phrase_words: dict[str, list[str]] = {}  # FTS5 phrase -> its stemmed words, see _words_of
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
@@ -1121,7 +1122,9 @@ class SqliteIndex(IndexWriter, IndexReader):
             # Leaving them out helps the ranking too (the eval set: MRR 0.832 -> 0.838), but not in a handful of
             # chunks, where every word of a question is in a quarter of them.
             common = self._chunk_count() / 4
-            rare = [c for c in clauses if self._doc_frequency(c) <= common]
+            if self._stored_words():  # one tokenizer call for every phrase, before they are looked up
+                self._words_of([p for c in clauses for p in phrases[c]])
+            rare = [c for c in clauses if self._doc_frequency(c, phrases[c]) <= common]
             clauses = rare or clauses
         if require_all or len(clauses) == 1:
             return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
@@ -1229,7 +1232,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         cached = self._postings_cache.get(phrase)
         if cached is not None:
             return cached
-        words = self._fts_tokenizer().phrases([phrase[1:-1].replace('""', '"')])[0]
+        [words] = self._words_of([phrase])
         if len(words) == 1 and words[0] in self._stored_words() and self._stored is not None:
             found = stored_postings.read(self._conn, words[0])
             cached = (found["rowid"].astype(np.int64), stored_postings.scores(found, *self._stored[1]))
@@ -1256,13 +1259,35 @@ class SqliteIndex(IndexWriter, IndexReader):
     def _chunk_count(self) -> int:
         return self._counts()[3]
 
-    def _doc_frequency(self, expression: str) -> int:
+    def _doc_frequency(self, expression: str, phrases: Sequence[str] = ()) -> int:
+        """The chunks an FTS5 expression matches; for a clause of stored words (`phrases`), the chunks in
+        their postings."""
         cache = self._fresh_caches()
         if expression not in cache:
-            cache[expression] = self._conn.execute(
-                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expression,)
-            ).fetchone()[0]
+            words = self._words_of(phrases) if phrases and self._stored_words() else []
+            if words and all(len(w) == 1 and w[0] in self._stored_words() for w in words):
+                import numpy as np  # stored postings are numpy arrays already
+
+                parts = [self._phrase_postings(p)[0] for p in phrases]
+                cache[expression] = (
+                    len(parts[0]) if len(parts) == 1 else len(np.unique(np.concatenate(parts)))
+                )
+            else:
+                sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+                cache[expression] = self._conn.execute(sql, (expression,)).fetchone()[0]
         return cache[expression]
+
+    def _words_of(self, phrases: Sequence[str]) -> list[list[str]]:
+        """Each FTS5 phrase's words as the index stores them (stemmed), remembered: they depend on the
+        tokenizer alone."""
+        known = self._phrase_words
+        todo = [p for p in dict.fromkeys(phrases) if p not in known]
+        if todo:
+            if len(known) > 10_000:
+                known.clear()
+            words = self._fts_tokenizer().phrases([p[1:-1].replace('""', '"') for p in todo])
+            known.update(zip(todo, words, strict=True))
+        return [known[p] for p in phrases]
 
     @_guard
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:

@@ -272,3 +272,21 @@ def test_few_postings_are_summed_without_numpy_to_the_same_scores(
     assert set(ran) == ({"_chosen_in_numpy"} if stored else {"_chosen_in_python"})  # stored: numpy arrays
     assert in_python == with_numpy
     assert all(with_numpy)
+
+
+def test_a_clause_of_stored_words_counts_its_chunks_as_fts5(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+    for phrases, stored in (
+        (['"alpha"'], True),
+        (['"beta"', '"gamma"'], True),
+        (['"zeta"', '"zetas"'], True),  # both stem to a stored word
+        (['"delta"', '"missing"'], False),
+    ):
+        expression = phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
+        asked: list[str] = []
+        index._conn.set_trace_callback(asked.append)
+        found = index._doc_frequency(expression, phrases)
+        index._conn.set_trace_callback(None)
+        assert found == index._conn.execute(sql, (expression,)).fetchone()[0] > 0
+        assert any("count(*)" in q for q in asked) is not stored, expression
