@@ -430,12 +430,22 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     functions = frozenset(s.name for s in symbols if s.kind in _FUNCTIONS)
     methods = frozenset(s.name for s in symbols if s.kind is SymbolKind.METHOD)
 
+    class_names: dict[str, str] = {}
+
     def class_of(qualname: str) -> str:
-        parts = qualname.split(".")
-        for end in range(len(parts), 0, -1):
-            if ".".join(parts[:end]) in classes:
-                return ".".join(parts[:end])
-        return ""
+        known = class_names.get(qualname)
+        if known is None:
+            parts = qualname.split(".")
+            known = next(
+                (
+                    ".".join(parts[:end])
+                    for end in range(len(parts), 0, -1)
+                    if ".".join(parts[:end]) in classes
+                ),
+                "",
+            )
+            class_names[qualname] = known
+        return known
 
     calls: list[ast.Call] = []
     values: list[Any] = []  # names and `self.m` attributes that may be functions used as values
@@ -461,13 +471,19 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     def made_by(value: ast.Call) -> str:
         """The type a call's value has, as recorded: a class it constructs, or `f()` (looked up later)."""
         func = value.func
-        name = _type_name(func)
-        if name and (_is_class_name(name) or name in classes):  # `x = deque()` of a lower-case class here
-            return name
-        if type(func) is name_t or type(func) is attribute_t:
+        kind = type(func)
+        if kind is name_t:
+            text = func.id  # type: ignore[attr-defined]
+        elif kind is attribute_t:
             text = _callee(func)
-            return "" if "?" in text else f"{text}()"
-        return ""
+            if "?" in text:
+                return ""
+        else:
+            text = _type_name(func)  # `"Foo"()`
+            return text if text and (_is_class_name(text) or text in classes) else ""
+        if _is_class_name(text) or text in classes:  # `x = deque()` of a lower-case class here
+            return text
+        return f"{text}()"
 
     def returned(node: ast.Return, where: str) -> str:
         value = node.value
@@ -490,6 +506,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     def bind(node: Any, where: str) -> None:
         """The names a target binds (`a, (b, c) = ...`); a loop, not a recursion: a nested function that
         calls itself holds its closure in a reference cycle, which parser workers never collect."""
+        if type(node) is name_t:  # most targets
+            assigned.add((where, node.id))
+            return
         todo = [node]
         while todo:
             node = todo.pop()
