@@ -285,12 +285,12 @@ _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 # Values the walk never looks into: leaves (a third of a tree's nodes are names and constants) and the
 # non-node values some fields hold (`MatchSingleton.value` is True, `MatchMapping.rest` a string).
 _LEAVES = frozenset({type(None), str, bytes, int, float, complex, bool, type(...), ast.Constant,
-                     ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})  # fmt: skip
+                     ast.Pass, ast.Break, ast.Continue, ast.Nonlocal})  # fmt: skip
 # What the edge walk reads: calls, imports, what gives a variable its type or binds a name, what a function
 # returns, and (`_nodes`' `names`) the names of functions used as values.
 _WANTED = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.For, ast.AsyncFor, ast.Import,
                      ast.ImportFrom, ast.Return, ast.FunctionDef, ast.AsyncFunctionDef, ast.comprehension, ast.withitem, ast.NamedExpr,
-                     ast.ExceptHandler})  # fmt: skip
+                     ast.ExceptHandler, ast.Global})  # fmt: skip
 
 
 def _nodes(
@@ -455,6 +455,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
     returns: dict[str, list[str]] = {}  # function -> the classes it returns, as written
     returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
+    declared_global: set[tuple[str, str]] = set()  # (function, name) of its `global` statements
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -585,6 +586,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif kind is ast.ExceptHandler:
             if node.name:
                 assigned.add((owner[node.lineno], node.name))
+        elif kind is ast.Global:  # `global _state`: the function's `_state = FileInput()` is the module's
+            declared_global.update((owner[node.lineno], name) for name in node.names)
         elif kind is ast.Import:
             for a in node.names:
                 bound = a.asname or a.name.split(".", 1)[0]
@@ -604,6 +607,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         known = returns.setdefault(function, [])
         for name in names:
             known.extend(t for t in types.get((function, name), ()) if t not in known)
+    for key in sorted(declared_global):  # what a function assigns to a name it declares global: the module's
+        if key[0] and key in assigned:
+            assigned.discard(key)
+            assigned.add(("", key[1]))
+            for name in types.pop(key, ()):
+                typed(("", key[1]), name)
 
     def bound_in(caller: str, variable: str) -> bool:
         """Whether the caller's scope, or one around it that Python reads the name from, binds it."""

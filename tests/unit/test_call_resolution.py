@@ -321,6 +321,46 @@ def test_the_parser_types_variables_as_python_reads_them_and_records_star_import
     assert (star.text, star.alias) == (".helpers", "") and star_imports(edges) == (star,)
 
 
+GLOBALS = """
+import xmlrpc.client
+
+_state = None
+
+
+def input(files=None):
+    global _state
+    _state = FileInput(files)
+    return _state
+
+
+def filename():
+    return _state.filename()
+
+
+def lazy():
+    global client
+    import xmlrpc.client as client
+
+
+def dumps(obj):
+    return client.dumps(obj)
+
+
+def reads():
+    global _state
+    return _state.lineno()
+"""
+
+
+def test_a_function_assigning_a_name_it_declares_global_types_the_module_variable() -> None:
+    edges = parse_python("fileinput.py", GLOBALS).edge_list()
+    receivers = {(e.caller, e.text): e.alias for e in edges if e.kind is EdgeKind.CALL and "." in e.text}
+    assert receivers[("filename", "_state.filename")] == "FileInput"  # `global _state` in input()
+    assert receivers[("reads", "_state.lineno")] == "FileInput"  # declared only: the module's
+    assert receivers[("dumps", "client.dumps")] == ""  # bound by an import there: left to the import edge
+    assert ("input", "FileInput") in {(e.caller, e.text) for e in edges if e.kind is EdgeKind.RETURN}
+
+
 def test_parsed_edges_cross_the_worker_pipe_as_plain_rows_and_read_back_the_same() -> None:
     import pickle
 
