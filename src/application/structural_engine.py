@@ -64,8 +64,14 @@ class StructuralEngine:
             found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
         found = _unique(found)
         # in scope first, implementation before tests, then what the most files use (calls, imports, references:
-        # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order
-        uses = self._reader.name_uses(sorted({sym.name for _, sym in found})) if len(found) > 1 else {}
+        # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order; an
+        # outline ("methods of Inventory", "interfaces in server") keeps file order
+        outline = sq.listing or bool(sq.members_of)
+        uses = (
+            self._reader.name_uses(sorted({s.name for _, s in found}))
+            if len(found) > 1 and not outline
+            else {}
+        )
         found.sort(
             key=lambda item: (
                 -in_scope(item),
