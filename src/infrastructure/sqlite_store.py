@@ -867,6 +867,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             self._substring_ready = self._read_substring_state() == "ready"
             self._trigrams_from = None
             before = self._file_ids([*deleted, *(up.state.path for up in updates)])  # see _keep_postings
+            usable = stored_postings.state(c) == "ready" and stored_postings.usable(c)
             skipped = [up.state for up in updates if up.state.sha256.startswith(SKIPPED_PREFIX)]
             if skipped:
                 c.execute(_SKIPPED_TABLE)  # an index made before the table was added gets it now
@@ -900,7 +901,7 @@ class SqliteIndex(IndexWriter, IndexReader):
                 # grown past the size a scan serves well: build the accelerator now, batch by batch after
                 c.execute("INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild')")
                 self._set_substring_state("ready")
-            self._keep_postings([*before, *self._file_ids([up.state.path for up in updates])])
+            self._keep_postings([*before, *self._file_ids([up.state.path for up in updates])], usable)
         if cached is not None:  # what was written, rather than reading every file's row again (6 ms on 2k)
             states = dict(cached)  # a new dict: callers may hold the old one
             for path in deleted:
@@ -1051,7 +1052,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             ids += [r[0] for r in self._conn.execute(sql, batch)]
         return ids
 
-    def _keep_postings(self, file_ids: Sequence[int]) -> None:
+    def _keep_postings(self, file_ids: Sequence[int], usable: bool) -> None:
         """Rewrite the stored postings of the files this batch changed, added or deleted (ids from before and
         after its writes), in its transaction: see stored_postings."""
         if not file_ids or not stored_postings.state(self._conn):
@@ -1065,7 +1066,13 @@ class SqliteIndex(IndexWriter, IndexReader):
             return [(r[0], _fts_values(_chunk(r[1:]).with_search_fields())) for r in rows]
 
         stored_postings.maintain(
-            self._conn, file_ids, self._fts_tokenizer(), values, "chunks_fts", FIELD_WEIGHTS
+            self._conn,
+            file_ids,
+            self._fts_tokenizer(),
+            values,
+            "chunks_fts",
+            FIELD_WEIGHTS,
+            usable_before=usable,
         )
 
     def _fts_tokenizer(self) -> stored_postings.Tokenizer:

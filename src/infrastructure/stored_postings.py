@@ -8,6 +8,7 @@ Tables (made when first needed, so an older index reads as "none stored" and get
     posting_terms(term PRIMARY KEY)                 the stored words, as FTS5 stores them (stemmed)
     postings(term, file_id, data)                   a word's chunks in one file: packed (rowid, freq, length)
     meta 'postings' = 'ready', 'postings_chunks'    complete for every stored word / chunks when chosen
+    meta 'postings_stamp'                           the chunks they were written for (see stamp)
 
 What is stored does not depend on the rest of the segment: the score is computed when read, from the
 segment's row count and average length (FTS5's own totals) and the word's chunk count, with FTS5's formula
@@ -140,9 +141,28 @@ def state(conn: sqlite3.Connection) -> str:
     return row[0] if row else ""
 
 
+def stamp(conn: sqlite3.Connection) -> str:
+    """What the chunks are, as far as the postings go: their count and highest rowid (a changed file's
+    chunks get new rowids). Written with the postings: a trifecta that predates them and changed the index
+    leaves another stamp, and they are not read (nor kept) until the next run stores them again."""
+    n, top = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM chunks").fetchone()
+    return f"{n}:{top}"
+
+
+def usable(conn: sqlite3.Connection) -> bool:
+    if state(conn) != "ready":
+        return False
+    row = conn.execute("SELECT value FROM meta WHERE key = 'postings_stamp'").fetchone()
+    return row is not None and row[0] == stamp(conn)
+
+
+def _stamped(conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings_stamp', ?)", (stamp(conn),))
+
+
 def stored_terms(conn: sqlite3.Connection) -> frozenset[str]:
     """The words whose postings are stored and complete; none in an index that has no such table yet."""
-    if state(conn) != "ready":
+    if not usable(conn):
         return frozenset()
     return frozenset(r[0] for r in conn.execute("SELECT term FROM posting_terms"))
 
@@ -178,7 +198,7 @@ def drop(conn: sqlite3.Connection) -> None:
 
 
 def needs_build(conn: sqlite3.Connection, n_chunks: int) -> bool:
-    if state(conn) != "ready":
+    if not usable(conn):
         return True
     row = conn.execute("SELECT value FROM meta WHERE key = 'postings_chunks'").fetchone()
     chosen = int(row[0]) if row else 0
@@ -258,6 +278,7 @@ def build(
     conn.executemany("INSERT INTO posting_terms(term) VALUES (?)", [(t,) for t in stored])
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings', 'ready')")
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings_chunks', ?)", (str(n_chunks),))
+    _stamped(conn)
 
 
 # Porter's stems are not all stems of themselves ("databas" -> "databa"): a stored word is searched by a word
@@ -370,12 +391,33 @@ def maintain(
     values: Callable[[Sequence[int]], list[tuple[int, Sequence[str]]]],
     table: str,
     weights: Sequence[float],
+    *,
+    usable_before: bool,
 ) -> None:
     """Rewrite the stored postings of these files (changed, added or deleted in this transaction) from their
-    chunks now: `values(file_ids)` gives each chunk's rowid and FTS column values."""
+    chunks now: `values(file_ids)` gives each chunk's rowid and FTS column values. Postings that were not
+    usable before the batch (see stamp) are dropped instead."""
+    if state(conn) != "ready":
+        return
+    if not usable_before:
+        drop(conn)
+        return
+    _rewrite(conn, file_ids, tokenizer, values, table, weights)
+    if state(conn) == "ready":
+        _stamped(conn)
+
+
+def _rewrite(
+    conn: sqlite3.Connection,
+    file_ids: Sequence[int],
+    tokenizer: Tokenizer,
+    values: Callable[[Sequence[int]], list[tuple[int, Sequence[str]]]],
+    table: str,
+    weights: Sequence[float],
+) -> None:
     import numpy as np
 
-    terms = stored_terms(conn)
+    terms = frozenset(r[0] for r in conn.execute("SELECT term FROM posting_terms"))
     if not terms or not file_ids:
         return
     ids = sorted(set(file_ids))
