@@ -304,12 +304,20 @@ def _nodes(
     visiting expression contexts, operators and leaves, and keeping only the kinds in `_WANTED` (2.7x
     faster than `ast.walk` on the standard library); and the `ast.Name`s of ``names`` (of ``functions``
     only when an attribute is read from it: `f.__doc__`, not `log.info`), and the attributes of
-    ``methods`` read from ``owners`` (``self.m``, ``cls.m``, ``Klass.m``)."""
+    ``methods`` read from a name (``self.m``, ``cls.m``, ``Klass.m``, ``tracker.m``) or a call
+    (``Codec().m``)."""
     out: list[Any] = []
     stack: list[Any] = [tree]
     pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
     children_of = _CHILDREN.get
-    leaves, wanted, name_t, attribute_t, list_t = _LEAVES, _WANTED, ast.Name, ast.Attribute, list
+    leaves, wanted, name_t, attribute_t, call_t, list_t = (
+        _LEAVES,
+        _WANTED,
+        ast.Name,
+        ast.Attribute,
+        ast.Call,
+        list,
+    )
     while stack:
         node = pop()
         kind = type(node)
@@ -329,7 +337,11 @@ def _nodes(
                         add(node)
                 elif value.id in functions:
                     add(value)
+                elif node.attr in methods:
+                    add(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
             else:
+                if type(value) is call_t and node.attr in methods:
+                    add(node)  # `Codec().encode`
                 push(value)
             continue
         children = children_of(kind)
@@ -701,11 +713,22 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if type(node) is name_t:
             if bound_in(caller, node.id):
                 continue  # a local variable, a parameter or a module global of that name
-            name, text, column = node.id, node.id, node.col_offset
+            name, text, column, receiver = node.id, node.id, node.col_offset, ""
         else:
-            name, text = node.attr, f"{node.value.id}.{node.attr}"
+            name, value, receiver = node.attr, node.value, ""
             column = max(0, (node.end_col_offset or 0) - len(name))
-        edges.append((REFERENCE, caller, node.lineno, column, name, text, ""))
+            if type(value) is name_t:
+                text = f"{value.id}.{name}"
+                if value.id not in owners and not (receiver := receiver_type(caller, value.id)):
+                    continue  # a variable of no known class
+            else:  # `Codec().encode`: typed by the call, as `Codec().encode(...)` would be
+                text = _callee(node)
+                receiver = made_by(value)
+                if receiver.endswith("()"):
+                    receiver = concrete(receiver, caller)
+                if not receiver:
+                    continue
+        edges.append((REFERENCE, caller, node.lineno, column, name, text, receiver))
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:

@@ -82,3 +82,13 @@ def test_typescript_receivers_typed_by_annotated_returns_and_fields_set_in_the_c
         ("web/b.ts", 12, "Panel.draw", "exact", "call"),  # const b = makeBuilder()
         ("web/b.ts", 20, "quick", "exact", "call"),  # makeBuilder().build()
     ]
+
+
+def test_a_method_read_from_a_typed_variable_or_a_new_object_is_a_reference(engine: trifecta.Engine) -> None:
+    # encodings' `encode=Codec().encode`, random's and calendar's `seed = _inst.seed`
+    assert callers(engine, "sym://python/type/shop/registry/Codec#encode") == [
+        ("shop/registry.py", 7, "getregentry", "exact", "reference")
+    ]
+    assert callers(engine, "sym://python/type/shop/registry/Tracker#ensure_running") == [
+        ("shop/registry.py", 16, "", "exact", "reference")  # not line 20: `thing` has no known class
+    ]
