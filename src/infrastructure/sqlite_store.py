@@ -1018,7 +1018,15 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     @_guard
     def has_completed_run(self) -> bool:
-        return self._conn.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is not None
+        """A run completed, and left what this version's run end makes (stored postings, edges_calls,
+        symbols_shape): an index an older version built gets them from its next run, changed files or not."""
+        c = self._conn
+        if c.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is None:
+            return False
+        made = c.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN ('edges_calls', 'symbols_shape')"
+        ).fetchone()[0]
+        return made == 2 and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
 
     @_guard
     def edges_current(self) -> bool:

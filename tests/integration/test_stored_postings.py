@@ -315,3 +315,25 @@ def test_postings_an_older_trifecta_left_behind_are_not_read_and_the_next_run_st
     for term in index._stored_words():
         assert stored_scores(index, term) == fts5_scores(index, term), term
     index.close()
+
+
+def test_an_unchanged_index_an_older_version_built_gets_what_the_run_end_makes(sample_repo: Path) -> None:
+    import trifecta
+
+    with trifecta.open(str(sample_repo)) as engine:
+        engine.index()
+    db = sample_repo / ".trifecta" / "index.db"
+    older = sqlite3.connect(db)  # as a version before stored postings and the look-up indexes left it
+    older.executescript(
+        "DROP TABLE postings; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
+        "DROP INDEX edges_calls; DROP INDEX symbols_shape;"
+    )
+    older.close()
+    with trifecta.open(str(sample_repo)) as engine:
+        report = engine.index()  # no file changed
+        assert report.files_indexed == 0
+    check = sqlite3.connect(db)
+    names = {r[0] for r in check.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    assert {"postings", "posting_terms", "edges_calls", "symbols_shape"} <= names
+    assert stored_postings.usable(check)
+    check.close()
