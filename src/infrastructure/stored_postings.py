@@ -365,8 +365,10 @@ class Tokenizer:
         c.execute("DELETE FROM t")
         return out
 
-    def counts(self, rows: Sequence[tuple[int, Sequence[str]]]) -> list[tuple[str, int, int, int]]:
-        """(term, rowid, column index, count) of these rows' column values."""
+    def counts(
+        self, rows: Sequence[tuple[int, Sequence[str]]], terms: Iterable[str] | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """(term, rowid, column index, count) of these rows' column values, of these terms only if given."""
         c = self._conn
         c.execute("DELETE FROM t")
         marks = ", ".join("?" * (len(self._columns) + 1))
@@ -374,12 +376,17 @@ class Tokenizer:
             f"INSERT INTO t(rowid, {', '.join(self._columns)}) VALUES ({marks})", [(r, *v) for r, v in rows]
         )
         column = {name: i for i, name in enumerate(self._columns)}
-        out = [
-            (term, doc, column[col], n)
-            for term, doc, col, n in c.execute(
-                "SELECT term, doc, col, count(*) FROM v GROUP BY term, doc, col"
+        if terms is None:
+            found = c.execute("SELECT term, doc, col, count(*) FROM v GROUP BY term, doc, col")
+        else:
+            c.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(term TEXT PRIMARY KEY) WITHOUT ROWID")
+            c.execute("DELETE FROM wanted")
+            c.executemany("INSERT INTO wanted(term) VALUES (?)", [(t,) for t in terms])
+            found = c.execute(
+                "SELECT term, doc, col, count(*) FROM v WHERE term IN (SELECT term FROM wanted) "
+                "GROUP BY term, doc, col"
             )
-        ]
+        out = [(term, doc, column[col], n) for term, doc, col, n in found]
         c.execute("DELETE FROM t")
         return out
 
@@ -436,18 +443,24 @@ def _rewrite(
         ).fetchall()
     )
     length_of = lengths(conn, table, [r for r, _ in rows])
-    by_term: dict[str, dict[int, list[int]]] = {}
-    for term, rowid, col, n in tokenizer.counts(rows):
-        if term in terms:
-            by_term.setdefault(term, {}).setdefault(rowid, [0] * len(weights))[col] = n
-    for term, per_row in by_term.items():
-        rowid_arr = np.array(sorted(per_row), dtype=np.int64)
-        counts = np.array([per_row[r] for r in rowid_arr.tolist()], dtype=np.int64)
-        records = np.empty(len(rowid_arr), dtype=posting_dtype())
-        records["rowid"], records["freq"] = rowid_arr, frequencies(counts, weights)
-        records["length"] = [length_of[r] for r in rowid_arr.tolist()]
-        files = np.array([file_of[r] for r in rowid_arr.tolist()], dtype=np.int64)
-        conn.executemany(
-            "INSERT INTO postings(term, file_id, data) VALUES (?, ?, ?)",
-            [(term, int(f), records[files == f].tobytes()) for f in np.unique(files)],
-        )
+    at: dict[tuple[str, int], int] = {}  # (term, rowid) -> its row in `counts`, all terms at once
+    found = tokenizer.counts(rows, terms)
+    for term, rowid, _, _ in found:
+        at.setdefault((term, rowid), len(at))
+    if not at:
+        return
+    counts = np.zeros((len(at), len(weights)), dtype=np.int64)
+    for term, rowid, col, n in found:
+        counts[at[term, rowid], col] = n
+    keys = list(at)
+    records = np.empty(len(keys), dtype=posting_dtype())
+    records["rowid"] = [r for _, r in keys]
+    records["freq"] = frequencies(counts, weights)
+    records["length"] = [length_of[r] for _, r in keys]
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, (term, rowid) in enumerate(keys):
+        groups.setdefault((term, file_of[rowid]), []).append(i)
+    conn.executemany(
+        "INSERT INTO postings(term, file_id, data) VALUES (?, ?, ?)",
+        [(term, file_id, records[i].tobytes()) for (term, file_id), i in groups.items()],
+    )
