@@ -32,6 +32,10 @@ MIN_CHUNKS = 500
 # A word in more than this share of the chunks is left out of any-word searches (sqlite_store.search_terms),
 # so storing it would cost index time for nothing.
 MAX_SHARE = 0.25
+# A segment with fewer chunks stores no word: FTS5 ranks any word it would store (at most MAX_SHARE of them, 2,000)
+# in ~2 ms, and building them there costs more than it saves (ts-rxjs, 2.5k chunks: +124 ms per full index,
+# most of it importing numpy).
+MIN_SEGMENT_CHUNKS = 8000
 MAINTAIN_MAX_CHUNKS = 5000  # a batch writing more chunks drops the stored postings; the run's end rebuilds
 REBUILD_GROWTH = 0.25  # the run's end chooses the words again when the chunk count moved this much since
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
@@ -219,8 +223,6 @@ def build(
     column's) is a whole number, and a word's count in the path column is the same in every chunk of a file
     (`paths`: each file's id and path column), so the count is a whole part plus k path weights added one by
     one. A word is stored only when the scores recomputed from what is stored equal FTS5's bit for bit."""
-    import numpy as np
-
     for statement in TABLES.split(";"):  # not executescript: it would commit the caller's transaction
         if statement.strip():
             conn.execute(statement)
@@ -230,7 +232,7 @@ def build(
     path_weight = Fraction(weights[-1]).limit_denominator(1000)
     regular = all(float(w).is_integer() for w in weights[:-1]) and float(path_weight) == weights[-1]
     terms: list[str] = []
-    if n_chunks >= MIN_CHUNKS and regular:
+    if n_chunks >= max(MIN_CHUNKS, MIN_SEGMENT_CHUNKS) and regular:
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_vrow USING fts5vocab(main, {table}, row)"
         )
@@ -240,6 +242,8 @@ def build(
         terms = [t for t in found if t in asked]
     stored: list[str] = []
     if terms:
+        import numpy as np
+
         ids = np.array(conn.execute("SELECT rowid, file_id FROM chunks").fetchall(), dtype=np.int64)
         size = int(ids[:, 0].max()) + 1
         file_of = np.zeros(size, dtype=np.int64)

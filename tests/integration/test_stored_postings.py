@@ -53,6 +53,7 @@ def indexed(db: Path, files: dict[str, str]) -> SqliteIndex:
 def small_segment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Words in a handful of chunks count as common here (a real segment needs thousands)."""
     monkeypatch.setattr(stored_postings, "MIN_CHUNKS", 5)
+    monkeypatch.setattr(stored_postings, "MIN_SEGMENT_CHUNKS", 0)
     monkeypatch.setattr(stored_postings, "MAX_SHARE", 1.0)
 
 
@@ -86,6 +87,20 @@ def test_stored_scores_are_fts5_bm25_bit_for_bit(tmp_path: Path) -> None:
     assert {"alpha", "beta", "lambda_"} <= set(terms)
     for term in terms:
         assert stored_scores(index, term) == fts5_scores(index, term), term  # == on floats: bit for bit
+
+
+def test_a_segment_below_the_size_that_pays_stores_no_word_and_searches_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = indexed(tmp_path / "big.db", corpus())
+    n_chunks = big._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    monkeypatch.setattr(stored_postings, "MIN_SEGMENT_CHUNKS", n_chunks + 1)
+    small = indexed(tmp_path / "small.db", corpus())
+    assert big._stored_words() and not small._stored_words()
+    assert stored_postings.state(small._conn) == "ready"  # chosen, not missing: the next run does not retry
+    assert not stored_postings.needs_build(small._conn, n_chunks)
+    for words in QUESTIONS:
+        assert search(small, words) == search(big, words), words
 
 
 def test_a_word_in_a_path_five_times_is_still_exact(tmp_path: Path) -> None:
