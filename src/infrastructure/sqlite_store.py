@@ -69,8 +69,9 @@ from . import stored_postings
 from .state_folder import STATE_DIR, write_gitignore
 
 SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
-# What the parsers record in `edges`, kept in meta by each completed run: 2 added RETURN and reference
-# edges. An index of another version is re-parsed whole by its next run (no schema change: nothing to drop).
+# What the parsers record in `edges`, in meta from a new index's creation and each completed run: 2 added
+# RETURN and reference edges. An index of another version (or of none: built before) is re-parsed whole by
+# its next run (no schema change: nothing to drop); a new index killed mid-run keeps what it committed.
 EDGES_VERSION = "2"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
@@ -137,6 +138,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(
     body, content = 'chunks', content_rowid = 'rowid', tokenize = 'trigram', detail = 'none');
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('edges_version', '{EDGES_VERSION}');
 INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'scan');
 """
 
