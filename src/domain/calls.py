@@ -434,8 +434,10 @@ def _returned_classes(
         return out
     name = callee.rsplit(".", 1)[-1]
     returns = segment.returns(name)
-    if not returns:
-        return out  # nothing of that name returns a known class (most calls: `strip()`, `get()`)
+    if not returns and not any(c.kind in _CONTAINERS for c in _callables(segment, name)[0]):
+        # nothing of that name returns a known class (most calls: `strip()`, `get()`), nor is a class
+        # (`_HTMLDoc()`: a class name the parser could not tell from a function's)
+        return out
     if "()." in callee:  # `Widget.create().copy()`: the method of what the inner call returns
         receiver, _, method = callee.rpartition("().")
         _, by_place = _callables(segment, method)

@@ -92,3 +92,12 @@ def test_a_method_read_from_a_typed_variable_or_a_new_object_is_a_reference(engi
     assert callers(engine, "sym://python/type/shop/registry/Tracker#ensure_running") == [
         ("shop/registry.py", 16, "", "exact", "reference")  # not line 20: `thing` has no known class
     ]
+
+
+def test_a_receiver_made_by_a_class_the_parser_took_for_a_function_reaches_its_method(
+    engine: trifecta.Engine,
+) -> None:
+    # pydoc's `html = _HTMLDoc()` inside `_url_handler`: a lower-case-looking class, recorded as `_Doc()`
+    assert callers(engine, "sym://python/type/shop/registry/Formatter#markup") == [
+        ("shop/registry.py", 35, "url_handler.page", "exact", "call")
+    ]
