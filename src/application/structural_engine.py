@@ -39,6 +39,9 @@ _CHUNK_KINDS = {
 }
 
 Found = tuple[str, Symbol]
+MAX_EXCEPTION_CHECKS = 500  # a larger set is not narrowed to exception classes (each check reads symbols)
+_EXCEPTION_DEPTH = 4  # bases followed through the segment's classes
+_BUILTIN_EXCEPTIONS = builtin_subclasses("BaseException") | {"BaseException"}
 
 
 class StructuralEngine:
@@ -63,6 +66,9 @@ class StructuralEngine:
             # means JSONDecodeError(ValueError); looked for only where the question points (few files)
             found += self._passing(sq, tuple(sorted(wider)), path_words=sq.scope)
         found = _unique(found)
+        if sq.exceptions and len(found) <= MAX_EXCEPTION_CHECKS:
+            # "... in subprocess's exception classes": what belongs to an exception class, when anything does
+            found = [item for item in found if self._of_an_exception(*item)] or found
         # in scope first, implementation before tests, then what the most files use (calls, imports, references:
         # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order; an
         # outline ("methods of Inventory", "interfaces in server") keeps file order
@@ -85,6 +91,30 @@ class StructuralEngine:
             self._hit(path, sym, rank, in_scope((path, sym)))
             for rank, (path, sym) in enumerate(found[:limit])
         ]
+
+    def _of_an_exception(self, path: str, sym: Symbol) -> bool:
+        """`sym` is an exception class or a member of one: a class whose bases reach a built-in exception, or a
+        base named like one (`*Error`, `*Exception`: Java's, JavaScript's), through the segment's classes."""
+        if sym.kind.value in TYPE_KINDS:
+            return self._is_exception(sym, _EXCEPTION_DEPTH)
+        owners = (
+            [s for p, s in self._reader.find_symbols(qualname=sym.parent) if p == path] if sym.parent else []
+        )
+        return any(o.kind.value in TYPE_KINDS and self._is_exception(o, _EXCEPTION_DEPTH) for o in owners)
+
+    def _is_exception(self, cls: Symbol, depth: int) -> bool:
+        for base in cls.bases:
+            name = base.split("[", 1)[0].split("<", 1)[0].rsplit(".", 1)[-1].strip()
+            if name in _BUILTIN_EXCEPTIONS or name.endswith(("Error", "Exception")):
+                return True
+            if depth > 0 and any(
+                inner.kind.value in TYPE_KINDS
+                and inner.qualname != cls.qualname
+                and self._is_exception(inner, depth - 1)
+                for _, inner in self._reader.find_symbols(name=name)
+            ):
+                return True
+        return False
 
     @staticmethod
     def scope_tier(hit: Hit) -> int:

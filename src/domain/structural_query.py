@@ -66,6 +66,11 @@ _SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", 
 _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
 _DECORATED = re.compile(r"\bdecorated\s+(?:with|by)\s+@?" + _DOTTED, re.IGNORECASE)
+# "subprocess's exception classes", "error types", "clases de excepción": classes that derive from an exception
+_EXCEPTION_CLASSES = re.compile(
+    r"\b(?:exception|error)\s+(?:class(?:es)?|types?)\b|\bclases?\s+de\s+(?:excepci[oó]n|error)",
+    re.IGNORECASE,
+)
 _ASYNC = re.compile(r"\b(?:async|coroutines?|asíncron\w*|asincron\w*)\b", re.IGNORECASE)
 # "methods that return a *flag.FlagSet", "functions returning Result<Value>": the named result type
 _RETURNS = re.compile(
@@ -191,6 +196,9 @@ class StructuralQuery:
     # the question says more than its filters ("exception classes that inherit from UsageError", not only
     # "subclasses of UsageError"): its other words can rank the set's members
     described: bool = False
+    # the answers are exception classes or their members ("properties ... in subprocess's exception classes"):
+    # a refinement of the other filters, never a filter of its own
+    exceptions: bool = False
 
     @property
     def has_filter(self) -> bool:
@@ -300,6 +308,7 @@ def parse_structural(query: str) -> StructuralQuery:
         scope=tuple(scope),
         members_of="" if base else _members_of(text, scope, decorator),
         described=described,
+        exceptions=bool(_EXCEPTION_CLASSES.search(text)),
     )
 
 

@@ -40,3 +40,38 @@ def test_subclasses_come_most_used_first_not_in_path_order(tmp_path: Path) -> No
     hits = engine.search("subclasses of Shape", limit=10).to_dict()["data"]["hits"]
     assert [h["symbol"] for h in hits[:3]] == ["Circle", "Square", "Blob"]
     assert all(h["match_type"] == "structural" for h in hits[:3])
+
+
+def _errors_repo(root: Path) -> Path:
+    (root / "proc").mkdir(parents=True)
+    (root / "proc" / "errors.py").write_text("class ProcError(RuntimeError):\n    pass\n")
+    prop = (
+        "    @property\n    def {0}(self):\n        return self._{0}\n\n"
+        "    @{0}.setter\n    def {0}(self, value):\n        self._{0} = value\n"
+    )
+    # in file order the process's own property comes first
+    (root / "proc" / "run.py").write_text(
+        "from proc.errors import ProcError\n\n\n"
+        "class Process:\n" + prop.format("mode") + "\n\n"
+        "class Failed(ProcError):\n" + prop.format("output") + "\n\n"
+        "class Tagged:\n    pass\n"
+    )
+    return root
+
+
+def test_members_of_exception_classes_only_when_the_question_asks_for_them(tmp_path: Path) -> None:
+    engine = trifecta.open(_errors_repo(tmp_path / "repo"))
+    engine.index()
+
+    def structural(query: str) -> list[str]:
+        hits = engine.search(query, limit=10).to_dict()["data"]["hits"]
+        return [h["symbol"] for h in hits if h["match_type"] == "structural"]
+
+    # Failed derives from RuntimeError through ProcError, a class of the segment
+    assert structural("properties that also define a @<name>.setter in proc's exception classes") == [
+        "Failed.output"
+    ]
+    assert set(structural("properties that also define a @<name>.setter in proc")) == {
+        "Process.mode",
+        "Failed.output",
+    }

@@ -135,3 +135,17 @@ def test_a_lowercase_word_before_the_named_trait_still_names_it() -> None:
 )
 def test_a_question_is_described_when_it_says_more_than_its_filters(query: str, described: bool) -> None:
     assert parse_structural(query).described is described
+
+
+@pytest.mark.parametrize(
+    ("query", "exceptions"),
+    [
+        ("properties that also define a @<name>.setter in subprocess's exception classes", True),
+        ("error types in json", True),
+        ("clases de excepción de subprocess", True),
+        ("methods of the Thread class", False),
+        ("subclasses of Exception in json", False),  # the base says it: no refinement needed
+    ],
+)
+def test_a_question_may_ask_for_exception_classes(query: str, exceptions: bool) -> None:
+    assert parse_structural(query).exceptions is exceptions
