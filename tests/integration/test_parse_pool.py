@@ -180,6 +180,11 @@ def test_a_mid_sized_tree_gets_forked_workers_unless_the_machine_is_busy(monkeyp
     mid = [(path, text + padding) for path, text in _items(60)]  # 0.6 MB: between the two thresholds
     assert code_parser.FORKED_MIN_CHARS < 60 * len(padding) < code_parser.PARALLEL_MIN_CHARS
     cpus = os.cpu_count() or 1
+    # the thread an earlier pool left to reap its workers would make forking unsafe (can_fork): let it end
+    for thread in threading.enumerate():
+        if thread.name == parse_pool.EXIT_THREAD:
+            thread.join(timeout=30)
+    assert parse_pool.can_fork(), [t.name for t in threading.enumerate()]
     monkeypatch.setattr(os, "getloadavg", lambda: (0.5 * cpus, 0.0, 0.0))
     quiet = list(SourceParser(workers=2).parse_many(mid))
     assert pools == [2]
