@@ -68,7 +68,10 @@ class StructuralEngine:
         found = _unique(found)
         if sq.exceptions and len(found) <= MAX_EXCEPTION_CHECKS:
             # "... in subprocess's exception classes": what belongs to an exception class, when anything does
-            found = [item for item in found if self._of_an_exception(*item)] or found
+            known: dict[
+                tuple[str, str], bool
+            ] = {}  # (path, class) -> an exception: members share their class
+            found = [item for item in found if self._of_an_exception(*item, known)] or found
         # in scope first, implementation before tests, then what the most files use (calls, imports, references:
         # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order; an
         # outline ("methods of Inventory", "interfaces in server") keeps file order
@@ -92,15 +95,24 @@ class StructuralEngine:
             for rank, (path, sym) in enumerate(found[:limit])
         ]
 
-    def _of_an_exception(self, path: str, sym: Symbol) -> bool:
+    def _of_an_exception(self, path: str, sym: Symbol, known: dict[tuple[str, str], bool]) -> bool:
         """`sym` is an exception class or a member of one: a class whose bases reach a built-in exception, or a
-        base named like one (`*Error`, `*Exception`: Java's, JavaScript's), through the segment's classes."""
+        base named like one (`*Error`, `*Exception`: Java's, JavaScript's), through the segment's classes.
+        `known` remembers the answer per class across one set."""
         if sym.kind.value in TYPE_KINDS:
-            return self._is_exception(sym, _EXCEPTION_DEPTH)
-        owners = (
-            [s for p, s in self._reader.find_symbols(qualname=sym.parent) if p == path] if sym.parent else []
-        )
-        return any(o.kind.value in TYPE_KINDS and self._is_exception(o, _EXCEPTION_DEPTH) for o in owners)
+            key = (path, sym.qualname)
+            if key not in known:
+                known[key] = self._is_exception(sym, _EXCEPTION_DEPTH)
+            return known[key]
+        if not sym.parent:
+            return False
+        key = (path, sym.parent)
+        if key not in known:
+            owners = [s for p, s in self._reader.find_symbols(qualname=sym.parent) if p == path]
+            known[key] = any(
+                o.kind.value in TYPE_KINDS and self._is_exception(o, _EXCEPTION_DEPTH) for o in owners
+            )
+        return known[key]
 
     def _is_exception(self, cls: Symbol, depth: int) -> bool:
         for base in cls.bases:
