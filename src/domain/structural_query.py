@@ -35,14 +35,30 @@ from .code import SymbolKind
 
 _DOTTED = r"([A-Za-z_][\w]*(?:\.[A-Za-z_<>][\w<>]*)*)"
 _OWNER = r"(?:[A-Za-z_]\w*'s\s+)?"  # "Node's stream.Transform": the owner is not the base
-_INHERIT = re.compile(
+# Lowercase words that qualify the name a kind word follows: "the task Schedule trait", "godoc's vfs FileSystem
+# interface", "net/http's Handler interface", "the node EventEmitter class"
+_QUALIFIERS = r"(?:\s+[a-z][\w/-]*(?:\.[a-z][\w/-]*)*(?:'s)?){0,3}"
+_INHERIT_VERB = (
     r"\b(?:sub-?class(?:es)?|subclassing|deriv[^\W\d_]*|inherit[^\W\d_]*|extend[^\W\d_]*|hered[^\W\d_]*"
     r"|extiend[^\W\d_]*|derivan?|embed[^\W\d_]*)"  # letters only: `extend_` is a name, not the verb
-    r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase|(?-i:base|parent|abstract)))*\s+"
+)
+_INHERIT = re.compile(
+    _INHERIT_VERB
+    + r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el|class|clase|(?-i:base|parent|abstract)))*\s+"
     + _OWNER
     + r"(?!(?:of|from|de|the|la|el|class|clase|(?-i:base|parent|abstract))\b)"  # "the base Pool class": Pool
     + _DOTTED,
     re.IGNORECASE,
+)
+# "classes that extend the node EventEmitter class": the name its kind word follows, after qualifying words
+_INHERIT_NAMED_KIND = re.compile(
+    r"(?i:"
+    + _INHERIT_VERB
+    + r"(?:\s+(?:directly|directamente))?(?:\s+(?:of|from|de|the|la|el))*)"
+    + _QUALIFIERS
+    + r"\s+"
+    + _DOTTED
+    + r"\s+(?:class|clase|interfaces?|interfaz|structs?|traits?|types?)\b",
 )
 # "implement(s|ing) the Handler interface", "implementations of Formatter", "types that satisfy io.Reader",
 # "que implementan la interfaz Handler": the interface or trait, with its kind word, which is not the answer's
@@ -55,10 +71,11 @@ _IMPLEMENT = re.compile(
     + r"(?:\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b)?",
     re.IGNORECASE,
 )
-# "implement the task Schedule trait": a lowercase word or two before the name its kind word follows
 _IMPLEMENT_NAMED_KIND = re.compile(
     r"\b(?:implement(?:s|ing|ed)?|implementations?\s+of|implementors?\s+of|implementers?\s+of|satisf(?:y|ies|ying)"
-    r"|implementan?|implementen)(?:\s+(?:the|an?|la|el))?(?:\s+[a-z]\w*){0,2}\s+"
+    r"|implementan?|implementen)(?:\s+(?:the|an?|la|el))?"
+    + _QUALIFIERS
+    + r"\s+"
     + _DOTTED
     + r"\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b",
 )
@@ -166,6 +183,11 @@ _SCOPE_STOP = frozenset(
      "crate", "namespace", "folder", "directory", "paquete", "carpeta", "project", "repo", "repository",
      "codebase", "file", "files"}
 )  # fmt: skip
+# words between a relation's verb and its name that are not places: "implement the", "inherits directly from"
+_RELATION_WORDS = frozenset(
+    {"of", "from", "de", "del", "the", "a", "an", "la", "el", "los", "las", "s", "directly", "directamente",
+     "class", "clase", "base", "parent", "abstract", "interface", "interfaz", "trait", "protocol", "protocolo"}
+)  # fmt: skip
 # words a listing may hold besides its kind and scope: "which interfaces are defined in server?"
 _LISTING_WORDS = frozenset(
     "which what list show me find all every each any the a an are is there that these those defined declared "
@@ -238,10 +260,17 @@ def parse_structural(query: str) -> StructuralQuery:
         implements = True
         rest = text[: m.start()] + " " + text[m.end() :]
     else:
-        m = _INHERIT.search(text) or _SUBCLASS_SUFFIX.search(text)
+        m = _INHERIT.search(text)
+        if m and not _names_code(m.group(1)):
+            named = _INHERIT_NAMED_KIND.search(text)
+            m = named if named and _names_code(named.group(1)) else m
+        m = m or _SUBCLASS_SUFFIX.search(text)
+    qualifying: list[str] = []
     if m:
         dotted = m.group(1).rstrip(".")
         qualifier, _, base = dotted.rpartition(".")
+        # "godoc's vfs FileSystem interface", "net/http's Handler": the words before the name say where it is
+        qualifying = re.findall(r"[a-z]\w*", text[m.start() : m.start(1)])[1:]
     placeholder = _PLACEHOLDER_DECORATOR.search(text)
     d = _DECORATOR.search(text) or _DECORATED.search(text)
     if placeholder:
@@ -278,6 +307,7 @@ def parse_structural(query: str) -> StructuralQuery:
     scope.extend(i.group(1) for i in _IMPL_FOR.finditer(text))
     if qualifier:
         scope.extend(qualifier.split("."))
+    scope.extend(w for w in qualifying if w not in _RELATION_WORDS)
     scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP and s != returns))
     is_async = bool(_ASYNC.search(text))
     said = rest.replace(m.group(0), " ") if m and not implements else rest  # implements: already out

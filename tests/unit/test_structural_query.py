@@ -121,6 +121,23 @@ def test_a_lowercase_word_before_the_named_trait_still_names_it() -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "base", "implements", "scope"),
+    [
+        ("Which types implement godoc's vfs FileSystem interface?", "FileSystem", True, ("godoc", "vfs")),
+        ("structs implementing net/http's Handler interface", "Handler", True, ("http", "net")),
+        ("classes that extend the node EventEmitter class", "EventEmitter", False, ("node",)),
+        ("classes that derive from json's JSONDecoder", "JSONDecoder", False, ("json",)),
+        ("subclasses of dict", "dict", False, ()),
+    ],
+)
+def test_words_before_the_named_base_say_where_it_is(
+    query: str, base: str, implements: bool, scope: tuple[str, ...]
+) -> None:
+    sq = parse_structural(query)
+    assert (sq.base, sq.implements, sq.scope) == (base, implements, scope)
+
+
+@pytest.mark.parametrize(
     ("query", "described"),
     [
         ("subclasses of Field", False),
