@@ -120,7 +120,7 @@ def main() -> int:
         columns = {
             (h["path"], h["line"]): h["column"] - 1
             for h in (response["data"] or {}).get("hits", [])
-            if h["resolution"] in ("exact", "import")
+            if h["resolution"] in ("exact", "import") and "related" not in h  # jedi follows no class family
         }
         ours = set(columns)
         if args.latency_only:

@@ -11,7 +11,9 @@ ask and the second, as in callers_vs_jedi.py) and the server's `textDocument/ref
 name (declaration excluded), through Trifecta's own LSP adapter, and compares the (path, line) sets inside the
 tree:
 
-- trifecta: the hits resolved `exact` or `import`;
+- trifecta: the hits resolved `exact` or `import`, with the calls that reach a method of the asked one's
+  class family (`"related"`: a base's method it overrides, an override, a sibling implementation), which
+  the server's references follow too; `precision_direct` / `recall_direct` leave those out;
 - the server: every reference but import/export lines and the definition's own line.
 
 Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
@@ -92,7 +94,7 @@ def main() -> int:
     second: list[float] = []
     first: list[float] = []
     server_ms: list[float] = []
-    shared = ours_n = theirs_n = calls_n = shared_calls = 0
+    shared = ours_n = theirs_n = calls_n = shared_calls = direct_n = shared_direct = 0
     try:
         for path, symbol, uri in picked:
             t = time.perf_counter()
@@ -101,11 +103,11 @@ def main() -> int:
             t = time.perf_counter()
             response = engine.callers(str(uri), limit=500).to_dict()
             second.append((time.perf_counter() - t) * 1000)
-            ours = {
-                (h["path"], h["line"])
-                for h in (response["data"] or {}).get("hits", [])
-                if h["resolution"] in ("exact", "import")
-            }
+            sure = [
+                h for h in (response["data"] or {}).get("hits", []) if h["resolution"] in ("exact", "import")
+            ]
+            ours = {(h["path"], h["line"]) for h in sure}
+            direct = {(h["path"], h["line"]) for h in sure if "related" not in h}
             text = (tree / path).read_text(errors="replace")
             found = re.search(rf"\b{re.escape(symbol.name)}\b", text.split("\n")[symbol.def_line - 1])
             column = found.start() if found else 0
@@ -139,6 +141,8 @@ def main() -> int:
             theirs_n += len(theirs)
             calls_n += len(calls)
             shared_calls += len(ours & calls)
+            direct_n += len(direct)
+            shared_direct += len(direct & theirs)
             rows.append(
                 {"uri": uri, "trifecta": len(ours), "server": len(theirs), "server_calls": len(calls),
                  "shared": len(both), "only_trifecta": sorted(ours - theirs), "only_server": sorted(theirs - ours),
@@ -157,6 +161,10 @@ def main() -> int:
         "precision": round(shared / ours_n, 3) if ours_n else 1.0,
         "recall": round(shared / theirs_n, 3) if theirs_n else 1.0,
         "recall_call_sites": round(shared_calls / calls_n, 3) if calls_n else 1.0,
+        # the calls that reach the method itself, without its class family (`"related"` hits)
+        "trifecta_direct": direct_n,
+        "precision_direct": round(shared_direct / direct_n, 3) if direct_n else 1.0,
+        "recall_direct": round(shared_direct / theirs_n, 3) if theirs_n else 1.0,
         "callers_p50_ms": round(statistics.median(second), 2) if second else 0,
         "callers_p95_ms": round(pct(second, 0.95), 2),
         "callers_first_p95_ms": round(pct(first, 0.95), 2),

@@ -17,8 +17,11 @@ with ``path``, ``line``, ``column`` (1-based), ``symbol`` and ``uri`` of the oth
 ``callee`` (the call as written), ``use`` (callers: ``call``, or ``reference`` for a function read as a
 value: a callback, a dispatch table) and a one-line ``preview``; as many as fit in ``max_bytes_total``
 (``total``, ``omitted``). Callers are the calls that reach the definition (``name`` matches too, marked
-so: a caller counts ``exact``/``import`` ones as sure); callees also list the calls that reach nothing in
-the segment, as ``resolution: "unresolved"``.
+so: a caller counts ``exact``/``import`` ones as sure), then, for a method, the calls that reach another
+method of its class family (``related``: ``base``, a method it overrides, so the call may run it;
+``override``; ``sibling``, another implementation of a base's method; ``reaches`` names it), the family a
+language server's references follow; callees also list the calls that reach nothing in the segment, as
+``resolution: "unresolved"``.
 
 ``ast impact URI --depth N`` (kind ``"impact"``): transitive callers through ``exact`` and ``import``
 resolutions, breadth first, up to ``depth`` (at most ``MAX_DEPTH``; a larger one is capped and the answer
@@ -45,12 +48,14 @@ from ..domain.calls import (
     EdgeKind,
     FileContext,
     GraphQuestion,
+    Relation,
     Resolution,
     Resolved,
     Segment,
     bound_imports,
     callee_parts,
     calls_target,
+    relation,
     resolve_edge,
     star_imports,
 )
@@ -226,6 +231,14 @@ class CallGraph:
     def callers(self, path: str, symbol: Symbol) -> list[tuple[str, Edge, Resolved]]:
         """The call sites that reach the definition, and the places that read it as a value (a callback,
         a dispatch table: ``EdgeKind.REFERENCE``), by path and position."""
+        return self.callers_and_related(path, symbol, related=False)[0]
+
+    def callers_and_related(
+        self, path: str, symbol: Symbol, *, related: bool = True
+    ) -> tuple[list[tuple[str, Edge, Resolved]], list[tuple[str, Edge, Resolved, Candidate, Relation]]]:
+        """``callers``, and (``related``, for a method) the calls that reach, ``exact`` or through an
+        ``import``, a method of its class family instead (``domain.calls.relation``: a base's method the
+        asked one overrides, an override of it, a sibling implementation), with what each reaches."""
         aliases = {
             e.alias
             for _, e in self._reader.edges(names=[symbol.name], kinds=[EdgeKind.IMPORT])
@@ -246,6 +259,10 @@ class CallGraph:
             if t.endswith("()")
         )
         found = []
+        family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []
+        asked = Candidate(path=path, qualname=symbol.qualname, kind=symbol.kind, module=self.module(path))
+        related = related and symbol.kind is SymbolKind.METHOD
+        relations: dict[tuple[str, str], Relation | None] = {}
         # by the targets' identity (a name's matches are one tuple for all its calls), each kept alive here so
         # that its id is not reused
         reaches: dict[int, tuple[tuple[Candidate, ...], bool]] = {}
@@ -259,7 +276,16 @@ class CallGraph:
                 )
             if known[1]:
                 found.append((call_path, edge, resolved))
-        return found
+            elif related and resolved.resolution in SURE:
+                for t in resolved.targets:
+                    key = (t.path, t.qualname)
+                    if key not in relations:
+                        relations[key] = relation(asked, t, self.segment)
+                    how = relations[key]
+                    if how is not None:
+                        family.append((call_path, edge, resolved, t, how))
+                        break
+        return found, family
 
     def callees(self, path: str, qualname: str) -> list[tuple[Edge, Resolved]]:
         """The calls made directly in the definition (not in definitions nested in it), in source order."""
@@ -483,8 +509,10 @@ class CallersUseCase(_GraphUseCase):
             return target
         path, symbol, uri = target
         graph = self._graph()
-        found = graph.callers(path, symbol)
+        found, family = graph.callers_and_related(path, symbol)
         found.sort(key=lambda f: (f[2].resolution not in SURE, f[0] != path, f[0], f[1].line, f[1].column))
+        order = list(Relation)
+        family.sort(key=lambda f: (order.index(f[4]), f[0] != path, f[0], f[1].line, f[1].column))
         lines: dict[str, list[str] | None] = {}
         hits = [
             {
@@ -500,6 +528,23 @@ class CallersUseCase(_GraphUseCase):
             }
             for p, e, r in found
         ]  # uri and preview are filled for the hits that may fit (a common name has thousands of calls)
+        # then the calls that reach another method of the class family: after every direct one
+        hits += [
+            {
+                "path": p,
+                "line": e.line,
+                "column": e.column + 1,
+                "symbol": e.caller,
+                "uri": None,
+                "resolution": r.resolution.value,
+                "callee": e.text,
+                "use": "reference" if e.kind is EdgeKind.REFERENCE else "call",
+                "related": how.value,
+                "reaches": t.qualname,
+                "preview": "",
+            }
+            for p, e, r, t, how in family
+        ]
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {
             k.value: sum(1 for _, _, r in found if r.resolution is k)

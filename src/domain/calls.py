@@ -15,8 +15,8 @@ A call resolves in this order, and the first rule that finds a definition decide
    ``from ._base import Future``; ``from .futures import *``) passes it on: the import is followed, up to
    ``MAX_REEXPORT_DEPTH`` modules. An absolute dotted module (``a.b``) must end the definition's module path
    (``src/a/b.py``); a path (Go's ``example.com/m/util``) may share only its last folders.
-2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()``, ``metacls.m()`` and ``super().m()``
-   in a method of ``C`` reach ``C.m``, or the first base (depth first) that defines ``m``. A base is the
+2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()``, ``metacls.m()``, ``super().m()`` and
+   ``super.m()`` (TypeScript, JavaScript, Java) in a method of ``C`` reach ``C.m``, or the first base (depth first) that defines ``m``. A base is the
    class its name reaches in the file that declares it (through that file's imports, else its own module,
    else the one class of that name in the segment); a base that reaches nothing in the segment ends the
    walk there, never guessed by name.
@@ -156,6 +156,9 @@ MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are fo
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _SUBSCRIPT = re.compile(r"\[.*$")
+_SUPER = frozenset(
+    {"super()", "super"}
+)  # Python's `super().m()`; TypeScript's, JavaScript's, Java's `super.m()`
 
 
 def callee_parts(text: str) -> list[str]:
@@ -373,6 +376,78 @@ def _member(
     return []
 
 
+class Relation(enum.StrEnum):
+    """How a method a call reaches relates to the method asked about, when it is not that method: through
+    the class family a language server's references follow (TypeScript's find-all-references)."""
+
+    BASE = "base"  # the call reaches a method the asked one overrides: it may run the asked one
+    OVERRIDE = "override"  # the call reaches a method that overrides the asked one
+    SIBLING = "sibling"  # both override one method of a shared base (an interface's two implementations)
+
+
+def owner_class(method: Candidate, segment: Segment) -> Candidate | None:
+    """The class (or interface, struct, trait) a method is a member of, as the symbol table has it."""
+    owner, _, _ = method.qualname.rpartition(".")
+    if not owner:
+        return None
+    short = owner.rsplit(".", 1)[-1]
+    return next(
+        (
+            c
+            for c in segment.lookup(short)
+            if c.path == method.path and c.qualname == owner and c.kind in _CONTAINERS
+        ),
+        None,
+    )
+
+
+def overridden(method: Candidate, segment: Segment) -> frozenset[tuple[str, str]]:
+    """(path, qualified name) of the method and of every same-named member of its class's bases, all the
+    way up (every base, not only the first that defines it: an interface's member is overridden too)."""
+    key = ("overridden", method.path, method.qualname)
+    if key in segment.memo:
+        return segment.memo[key]
+    found = {(method.path, method.qualname)}
+    segment.memo[key] = frozenset(found)  # a cycle of bases finds nothing more
+    cls = owner_class(method, segment)
+    if cls is not None:
+        name = method.qualname.rsplit(".", 1)[-1]
+        _, by_place = _callables(segment, name)
+        seen = {(cls.path, cls.qualname)}
+        todo = [(b, 1) for b in base_classes(cls, segment)]
+        while todo:
+            current, depth = todo.pop(0)
+            if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
+                continue
+            seen.add((current.path, current.qualname))
+            found.update(
+                (h.path, h.qualname) for h in by_place.get((current.path, f"{current.qualname}.{name}"), ())
+            )
+            todo.extend((b, depth + 1) for b in base_classes(current, segment))
+    result = frozenset(found)
+    segment.memo[key] = result
+    return result
+
+
+def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation | None:
+    """How ``reached`` (what a call reaches) relates to ``asked`` through their classes' bases; None when
+    it does not (or is ``asked`` itself)."""
+    if (asked.path, asked.qualname) == (
+        reached.path,
+        reached.qualname,
+    ) or reached.kind is not SymbolKind.METHOD:
+        return None
+    up_asked = overridden(asked, segment)
+    if (reached.path, reached.qualname) in up_asked:
+        return Relation.BASE
+    up_reached = overridden(reached, segment)
+    if (asked.path, asked.qualname) in up_reached:
+        return Relation.OVERRIDE
+    if len(up_asked) > 1 and up_asked & up_reached:
+        return Relation.SIBLING
+    return None
+
+
 def _classes_named(
     text: str, ctx: FileContext, segment: Segment, nested_in: str = "", *, anywhere: bool = True
 ) -> list[Candidate]:
@@ -513,10 +588,10 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         if hits:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(hits)))
         return by_import
-    if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] == "super()"):
+    if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] in _SUPER):
         owner = enclosing_class(edge.caller, ctx, lookup)
         if owner is not None:
-            hits = _member(owner, edge.name, segment, by_place, skip_own=parts[0] == "super()")
+            hits = _member(owner, edge.name, segment, by_place, skip_own=parts[0] in _SUPER)
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
     if edge.alias and len(parts) >= 2:
@@ -528,7 +603,7 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         ]
         if hits:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
-    elif len(parts) == 2 and parts[0] not in ctx.self_names:
+    elif len(parts) == 2 and parts[0] not in ctx.self_names and parts[0] not in _SUPER:
         # `Base.method(self)`, `Klass.create()`: a class of the file (or one it star-imports) as the receiver
         hits = [
             h

@@ -101,3 +101,32 @@ def test_a_receiver_made_by_a_class_the_parser_took_for_a_function_reaches_its_m
     assert callers(engine, "sym://python/type/shop/registry/Formatter#markup") == [
         ("shop/registry.py", 35, "url_handler.page", "exact", "call")
     ]
+
+
+def related(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [(h["line"], h["symbol"], h.get("related"), h.get("reaches")) for h in data["data"]["hits"]]
+
+
+def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_direct_callers(
+    engine: trifecta.Engine,
+) -> None:
+    # web/family.ts: Closable (an interface) <- Resource <- Pipe, and Socket implements Closable
+    assert related(engine, "sym://typescript/type/web/family/Resource#close") == [
+        (11, "Pipe.close", None, None),  # super.close()
+        (21, "shut", None, None),  # r: Resource
+        (20, "shut", "base", "Closable.close"),  # c: Closable may be a Resource
+        (22, "shut", "override", "Pipe.close"),
+        (23, "shut", "sibling", "Socket.close"),  # both implement Closable.close
+    ]
+    # a function has no family; impact follows only the calls that reach the method itself
+    assert related(engine, "sym://typescript/type/web/family/Pipe#close") == [
+        (22, "shut", None, None),
+        (11, "Pipe.close", "base", "Resource.close"),
+        (20, "shut", "base", "Closable.close"),
+        (21, "shut", "base", "Resource.close"),
+        (23, "shut", "sibling", "Socket.close"),
+    ]
+    impact = engine.impact("sym://typescript/type/web/family/Pipe#close").to_dict()["data"]
+    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut"]
