@@ -880,11 +880,16 @@ def _ambiguous(sym: str, message: str, candidates: list[dict[str, Any]]) -> Unre
         c["file_rel"] + (f":{c['range']['start_line']}-{c['range']['end_line']}" if "range" in c else "")
         for c in shown[:TOP_ACTIONS]
     )
+    distinct = len({c["sym"] for c in shown}) == len(shown)
     return Unresolved(
         error=Error(
             code=ErrorCode.AMBIGUOUS_SYMBOL,
             message=f"{message} ({listed}{', ...' if len(shown) > TOP_ACTIONS else ''}); "
-            "pick one of the candidates' selectors",
+            + (
+                "pick one of the candidates' selectors"
+                if distinct
+                else "no selector tells them apart: read each by its lines (ctx get --path <file>:<start>-<end>)"
+            ),
             data=data,
         ),
         candidates=tuple(dict.fromkeys(c["sym"] for c in shown)),

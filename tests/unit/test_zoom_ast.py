@@ -507,7 +507,10 @@ def test_conditional_definitions_are_ambiguous_with_their_ranges() -> None:
         ],
     }
     assert response.next_actions == ("ctx get --path dup.py:5-6", "ctx get --path dup.py:8-9")
-    assert "home is defined 2 times in dup.py (dup.py:5-6, dup.py:8-9)" in response.errors[0].message
+    message = response.errors[0].message
+    assert "home is defined 2 times in dup.py (dup.py:5-6, dup.py:8-9)" in message
+    # both candidates have one selector: the message points at their lines, not at "the candidates' selectors"
+    assert "no selector tells them apart" in message and "candidates' selectors" not in message
 
 
 def test_redefinition_is_ambiguous() -> None:
