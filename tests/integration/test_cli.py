@@ -57,6 +57,16 @@ def test_search_human_output(sample_repo: Path) -> None:
     assert "\x1b[" not in proc.stdout  # no colour when stdout is not a terminal
 
 
+def test_the_query_may_be_the_argument_but_is_given_once(sample_repo: Path) -> None:
+    proc = run("ctx", "search", "-s", str(sample_repo), "parse an HTTP header line", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert envelope(proc)["data"]["hits"][0]["symbol"] == "parse_http_header"
+    neither = run("ctx", "search", "-s", str(sample_repo))
+    assert neither.returncode == 2 and "what to look for" in neither.stderr
+    both = run("ctx", "search", "-s", str(sample_repo), "parse", "-q", "header")
+    assert both.returncode == 2 and "not both" in both.stderr
+
+
 def test_zero_hits_is_success(sample_repo: Path) -> None:
     proc = run("ctx", "search", "-s", str(sample_repo), "-q", "zzqxv_nothing_like_this", "--json")
     assert proc.returncode == 0

@@ -68,6 +68,9 @@ def test_cli_pattern_runs_in_each_files_language(segment: Path) -> None:
     assert plan["languages"] == ["javascript", "tsx", "typescript"]
     assert all(h["match_type"] == "code_pattern" for h in answer["data"]["hits"])
 
+    # written as the issue and a user write it: the pattern right after --pattern, as the query argument
+    assert sites(cli(segment, "--pattern", "throw new Error($$$)")) == THROWS
+
     go = cli(segment, "--query", "fmt.Errorf($$$)", "--pattern")
     assert sites(go) == [
         ("cmd/config.go", 12, 'return "", fmt.Errorf("missing key %q", key)'),

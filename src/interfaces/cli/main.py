@@ -211,7 +211,17 @@ def status_cmd(segment: SegmentOpt = ".", as_json: JsonOpt = False) -> None:
 
 @ctx_app.command("search")
 def search_cmd(
-    query: Annotated[str, typer.Option("--query", "-q", help="What to look for, in words or identifiers.")],
+    words: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[QUERY]",
+            help="What to look for, in words or identifiers (or give it with -q).",
+            show_default=False,
+        ),
+    ] = None,
+    query_opt: Annotated[
+        str | None, typer.Option("--query", "-q", help="What to look for, in words or identifiers.")
+    ] = None,
     segment: Annotated[
         list[str] | None,
         typer.Option(
@@ -276,7 +286,9 @@ def search_cmd(
     profile: ProfileOpt = "full",
 ) -> None:
     """L0: the few places that answer a question, ranked (across segments of a shared index with
-    --segment A --segment B or --all: every hit names its segment)."""
+    --segment A --segment B or --all: every hit names its segment). The query is the argument or -q:
+    `trifecta ctx search "where is the config read"`, `trifecta ctx search --pattern 'throw new Error($$$)'`."""
+    query = _one_query(words, query_opt)
 
     def ask(engine: Any) -> Response:
         return _explained(
@@ -304,6 +316,20 @@ def search_cmd(
     finally:
         shared.close()
     _emit(response, as_json, shared.segment, profile, plan=explain)
+
+
+def _one_query(words: str | None, option: str | None) -> str:
+    """The query given as the argument or with -q, never both and never neither (a usage error, exit 2)."""
+    if words is not None and option is not None:
+        raise typer.BadParameter(
+            "give the query once: as the argument or with -q/--query, not both", param_hint="QUERY"
+        )
+    if words is None and option is None:
+        raise typer.BadParameter(
+            'what to look for: trifecta ctx search "where is the config read" (or -q TEXT)',
+            param_hint="QUERY",
+        )
+    return words if words is not None else option or ""
 
 
 def _explained(explain: bool, response: Response) -> Response:
