@@ -163,7 +163,9 @@ class CallGraph:
             self._returns[name] = {}
         for start in range(0, len(todo), 500):
             for path, edge in self._reader.edges(names=todo[start : start + 500], kinds=[EdgeKind.RETURN]):
-                self._returns[edge.name].setdefault((path, edge.caller), []).append(edge.text)
+                # what a function hands its callback argument i as parameter j: "#i.j Type"
+                text = f"#{edge.alias} {edge.text}" if edge.alias else edge.text
+                self._returns[edge.name].setdefault((path, edge.caller), []).append(text)
 
     def importers(self, name: str) -> list[tuple[tuple[str, ...], str, Edge]]:
         """The module-level imports of the segment that bind ``name`` or import ``*``, with their files'
@@ -251,12 +253,13 @@ class CallGraph:
             # a typed receiver reaches members of classes only: no need to work out what `x` is in `x.f()`
             calls = [(p, attrs.evolve(e, alias="")) if e.alias else (p, e) for p, e in calls]
         calling = self._calling_contexts(calls)
-        self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`)
-            t[:-2].rsplit(".", 1)[-1]
+        self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
+            # hands a callback (`f((x) => x.m())`)
+            t.split("()#", 1)[0].removesuffix("()").rsplit(".", 1)[-1]
             for _, e in calls
             if "()" in e.alias
             for t in e.alias.split("|")
-            if t.endswith("()")
+            if t.endswith("()") or "()#" in t
         )
         found = []
         family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []

@@ -156,6 +156,7 @@ MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are fo
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _SUBSCRIPT = re.compile(r"\[.*$")
+CONSTRUCTORS = ("constructor", "__init__")  # what `new C(...)` / `C(...)` runs: TypeScript's, Python's
 _SUPER = frozenset(
     {"super()", "super"}
 )  # Python's `super().m()`; TypeScript's, JavaScript's, Java's `super.m()`
@@ -534,7 +535,7 @@ def _returned_classes(
             continue
         for returned in returns.get((target.path, target.qualname), ()):
             where = segment.context_of(target.path)
-            if where is None:
+            if where is None or returned.startswith("#"):  # what it hands a callback, not what it returns
                 continue
             if returned.endswith("()"):
                 out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))
@@ -548,8 +549,47 @@ def _returned_classes(
     return out
 
 
+def _callback_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes ``f()#i.j`` names: what the definitions ``f`` resolves to (``exact`` or ``import``; a
+    class's constructor) hand their callback argument ``i`` as parameter ``j``, as their files read it
+    (``operate((source, subscriber) => source.subscribe())``, ``operate(init: (source: Observable<T>, ...``)."""
+    key = ("callback", ctx.path, caller, text)
+    if key in segment.memo:
+        return segment.memo[key]
+    out: list[Candidate] = []
+    segment.memo[key] = out
+    callee, _, where = text.partition("()#")
+    parts = callee_parts(callee)
+    if not parts or segment.returns is None or segment.context_of is None:
+        return out
+    inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
+    resolved = resolve_call(inner, ctx, segment)
+    if resolved.resolution not in _SURE:
+        return out
+    prefix = f"#{where} "
+    for target in resolved.targets:
+        functions = [target]
+        if target.kind in _CONTAINERS:  # `new Observable((subscriber) => ...)`: its constructor's
+            functions = [
+                m
+                for name in CONSTRUCTORS
+                for m in _member(target, name, segment, _callables(segment, name)[1])
+            ]
+        for function in functions:
+            name = function.qualname.rsplit(".", 1)[-1]
+            where_from = segment.context_of(function.path)
+            for returned in segment.returns(name).get((function.path, function.qualname), ()):
+                if returned.startswith(prefix) and where_from is not None:
+                    out.extend(_classes_named(returned.removeprefix(prefix), where_from, segment))
+    out[:] = list(dict.fromkeys(out))
+    return out
+
+
 def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Segment) -> list[Candidate]:
-    """The classes one of a call's receiver types names: a class as written, or ``f()``'s return."""
+    """The classes one of a call's receiver types names: a class as written, ``f()``'s return, or what
+    ``f`` hands a callback (``f()#i.j``)."""
+    if "()#" in type_text:
+        return _callback_classes(type_text, edge.caller, ctx, segment)
     if type_text.endswith("()"):
         return _returned_classes(type_text, edge.caller, ctx, segment)
     return _classes_named(type_text, ctx, segment)

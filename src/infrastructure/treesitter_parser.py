@@ -189,7 +189,23 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
     in_method: set[int] = set()  # `this.<field> = ...` in a method: typed for its class
     returns: dict[int, str] = {}  # a function's start byte -> the class its annotation returns
+    # a function's parameter's start byte -> ("i.j", the class its callback argument i gets as parameter j)
+    callbacks: dict[int, list[tuple[str, str]]] = {}
     for pattern, captures in matches:
+        if "reference.callback" in captures and "callback.type" in captures:
+            param = captures["reference.callback"][0]
+            position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
+            callbacks.setdefault(param.start_byte, []).append((position, _text(captures["callback.type"][0])))
+            continue
+        if "reference.typed" in captures and "typed.callee" in captures and "typed.name" in captures:
+            node = captures["reference.typed"][0]  # an arrow function's parameter (or its one bare name)
+            arrow = node.parent if node.type == "identifier" else node.parent.parent if node.parent else None
+            if arrow is None:
+                continue
+            callee = re.sub(r"\s+", "", _text(captures["typed.callee"][0]))
+            j = 0 if node.type == "identifier" else _position(node)
+            typed[node.start_byte] = (_text(captures["typed.name"][0]), f"{callee}()#{_position(arrow)}.{j}")
+            continue
         if "reference.typed" in captures and ("typed.type" in captures or "typed.call" in captures):
             if "typed.name" in captures:
                 variable = _text(captures["typed.name"][0])
@@ -241,14 +257,16 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
         if key not in found or found[key][0] > pattern:
             found[key] = (pattern, edge)
     ordered = sorted(found.items())
-    scopes = _enclosing([start for (start, _), _ in ordered] + sorted(typed) + sorted(returns), defs)
+    scopes = _enclosing(
+        [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
+    )
     types: dict[tuple[str, str], str] = {}
     typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
     for start, scope in zip(sorted(typed), typed_scopes, strict=True):
         variable, type_text = typed[start]
         if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
             scope = scope.rsplit(".", 1)[0] if "." in scope else ""  # the class, or the definition's scope
-        if not type_text.endswith("()") or types.get((scope, variable), "()").endswith("()"):
+        if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
     out: list[Edge] = []
     for (_, (_, (kind, line, column, name, text, alias))), caller in zip(
@@ -261,13 +279,43 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
         out.append(
             Edge(kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias)
         )
-    for start, function in zip(sorted(returns), scopes[len(ordered) + len(typed) :], strict=True):
+    at = len(ordered) + len(typed)
+    for start, function in zip(sorted(returns), scopes[at : at + len(returns)], strict=True):
         if function:  # the annotated function itself: `_enclosing` counts a definition as around its start
             short = function.rsplit(".", 1)[-1]
             out.append(
                 Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=returns[start])
             )
+    for start, function in zip(sorted(callbacks), scopes[at + len(returns) :], strict=True):
+        if function:  # a RETURN edge whose alias is where: what the function hands its callback argument
+            short = function.rsplit(".", 1)[-1]
+            out.extend(
+                Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=t, alias=where)
+                for where, t in callbacks[start]
+            )
     return tuple(out)
+
+
+def _inferred(type_text: str) -> bool:
+    """Whether a variable's type is what a call returns (``f()``) or hands a callback (``f()#0.1``), looked
+    up when asked, rather than a type the code declares."""
+    return type_text.endswith("()") or "()#" in type_text
+
+
+def _position(node: ts.Node) -> int:
+    """A parameter's or argument's index among its siblings: comments and TypeScript's `this:` parameter
+    (erased: not an argument) left out."""
+    parent = node.parent
+    if parent is None:
+        return 0
+    index = 0
+    for sibling in parent.named_children:
+        if sibling == node:
+            return index
+        pattern = sibling.child_by_field_name("pattern")
+        if "comment" not in sibling.type and (pattern is None or pattern.type != "this"):
+            index += 1
+    return index
 
 
 def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:

@@ -130,3 +130,16 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
     ]
     impact = engine.impact("sym://typescript/type/web/family/Pipe#close").to_dict()["data"]
     assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut"]
+
+
+def test_typescript_callback_parameters_are_typed_by_what_the_callee_hands_them(
+    engine: trifecta.Engine,
+) -> None:
+    # web/callbacks.ts: `operate(init: (source: Sink, count: number) => void)`, a constructor's callback
+    # after its erased `this:` parameter; `[1].forEach((item) => ...)` reaches nothing it could type
+    assert callers(engine, "sym://typescript/type/web/callbacks/Sink#write") == [
+        ("web/callbacks.ts", 13, "useIt", "exact", "call"),
+        ("web/callbacks.ts", 15, "useIt", "exact", "call"),
+        ("web/callbacks.ts", 16, "useIt", "exact", "call"),
+        ("web/callbacks.ts", 17, "useIt", "name", "call"),
+    ]

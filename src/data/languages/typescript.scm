@@ -84,3 +84,38 @@
 (method_signature
   return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
                                  (nested_type_identifier) @returns.type])) @reference.returns
+
+; what a function hands its callbacks (@reference.callback: a parameter typed by a function type;
+; @callback.param one of that type's parameters, @callback.type its type): `operate(init: (source:
+; Observable<T>, subscriber: Subscriber<R>) => void)` types `source` in `operate((source, subscriber) => ...)`
+(required_parameter
+  type: (type_annotation (function_type
+    parameters: (formal_parameters
+      (required_parameter
+        pattern: (identifier)
+        type: (type_annotation [(type_identifier) @callback.type (generic_type name: (_) @callback.type)
+                                (nested_type_identifier) @callback.type])) @callback.param)))) @reference.callback
+(optional_parameter
+  type: (type_annotation (function_type
+    parameters: (formal_parameters
+      (required_parameter
+        pattern: (identifier)
+        type: (type_annotation [(type_identifier) @callback.type (generic_type name: (_) @callback.type)
+                                (nested_type_identifier) @callback.type])) @callback.param)))) @reference.callback
+
+; an arrow function's untyped parameter, passed to a call or `new` (@typed.callee): typed by what the callee
+; hands that callback (above)
+(call_expression
+  function: [(identifier) (member_expression)] @typed.callee
+  arguments: (arguments
+    (arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @typed.name !type) @reference.typed))))
+(call_expression
+  function: [(identifier) (member_expression)] @typed.callee
+  arguments: (arguments (arrow_function parameter: (identifier) @typed.name @reference.typed)))
+(new_expression
+  constructor: [(identifier) (member_expression)] @typed.callee
+  arguments: (arguments
+    (arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @typed.name !type) @reference.typed))))
+(new_expression
+  constructor: [(identifier) (member_expression)] @typed.callee
+  arguments: (arguments (arrow_function parameter: (identifier) @typed.name @reference.typed)))
