@@ -260,12 +260,35 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     scopes = _enclosing(
         [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
     )
+    # the scopes around a definition, innermost first: a function nested in another (`const f = () => ...` in
+    # a method) is qualified by its own name only, so its outer ones come from the definitions' parents
+    parents: dict[str, str] = {}
+    for d in defs:
+        parents.setdefault(d.qualname, d.parent)
+    classes = {d.qualname for d in defs if d.kind.is_container}
+    chains: dict[str, list[str]] = {}
+
+    def chain(start: str) -> list[str]:
+        if start not in chains:
+            around = chains[start] = []
+            scope = start
+            while scope and scope not in around and len(around) < 32:
+                around.append(scope)
+                scope = parents.get(scope, scope.rpartition(".")[0])
+            around.append("")
+        return chains[start]
+
     types: dict[tuple[str, str], str] = {}
     typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
     for start, scope in zip(sorted(typed), typed_scopes, strict=True):
         variable, type_text = typed[start]
         if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
-            scope = scope.rsplit(".", 1)[0] if "." in scope else ""  # the class, or the definition's scope
+            # the class, or the definition's scope
+            scope = (
+                next((c for c in chain(scope)[1:] if c in classes), "")
+                if start in in_method
+                else parents.get(scope, "")
+            )
         if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
     out: list[Edge] = []
@@ -274,8 +297,12 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
     ):
         if kind is EdgeKind.CALL and "." in text:
             receiver = text.rsplit(".", 1)[0]
-            made = (_receiver_type(types, caller, receiver) if types else "") or _called(receiver)
-            alias = _concrete(types, caller, made) if made else ""
+            around = chain(caller)
+            made = (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
+            if not made and receiver == "this" and caller not in classes and "." not in caller:
+                # `this` in a function nested in a method (an arrow function: `this` is the method's)
+                made = next((c for c in around[1:] if c in classes and "." not in c), "")
+            alias = _concrete(types, around, made) if made else ""
         out.append(
             Edge(kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias)
         )
@@ -340,15 +367,15 @@ def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
     return out
 
 
-def _receiver_type(types: dict[tuple[str, str], str], caller: str, receiver: str) -> str:
+def _receiver_type(types: dict[tuple[str, str], str], scopes: list[str], receiver: str) -> str:
     """The type a receiver (`source`, `this.store`) was declared with, in the caller or a scope around it
-    (a class for `this.<field>`, the module for a top-level variable); "" when none says."""
+    (``scopes``, innermost first: a class for `this.<field>`, the module for a top-level variable); "" when
+    none says."""
     receiver = re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
-    parts = caller.split(".") if caller else []
-    for end in range(len(parts), -1, -1):
-        found = types.get((".".join(parts[:end]), receiver))
+    for scope in scopes:
+        found = types.get((scope, receiver))
         if found:
-            return _concrete(types, caller, found)
+            return _concrete(types, scopes, found)
     return ""
 
 
@@ -376,15 +403,14 @@ def _called(receiver: str) -> str:
     return ""
 
 
-def _concrete(types: dict[tuple[str, str], str], caller: str, type_text: str) -> str:
+def _concrete(types: dict[tuple[str, str], str], scopes: list[str], type_text: str) -> str:
     """``x.make()`` as ``Foo.make()`` where x's class is known (the call resolves through the class when
     asked, with no variable to type then); other types as they are."""
     head, _, rest = type_text.removesuffix("()").partition(".")
     if not type_text.endswith("()") or not rest or "." in rest or head == "this":
         return type_text
-    parts = caller.split(".") if caller else []
-    for end in range(len(parts), -1, -1):
-        known = types.get((".".join(parts[:end]), head))
+    for scope in scopes:
+        known = types.get((scope, head))
         if known:
             return type_text if known.count("()") >= MAX_CALL_CHAIN else f"{known}.{rest}()"
     return type_text

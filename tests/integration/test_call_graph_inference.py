@@ -143,3 +143,15 @@ def test_typescript_callback_parameters_are_typed_by_what_the_callee_hands_them(
         ("web/callbacks.ts", 16, "useIt", "exact", "call"),
         ("web/callbacks.ts", 17, "useIt", "name", "call"),
     ]
+
+
+def test_typescript_functions_nested_in_a_method_see_its_variables_and_its_this(
+    engine: trifecta.Engine,
+) -> None:
+    # web/nested.ts: `const flush = () => {...}` is a definition of its own, named `flush` only
+    assert callers(engine, "sym://typescript/type/web/nested/Job#done") == [
+        ("web/nested.ts", 10, "flush", "exact", "call"),  # pending: Job | null, declared in Runner.run
+    ]
+    assert callers(engine, "sym://typescript/type/web/nested/Runner#go") == [
+        ("web/nested.ts", 11, "flush", "exact", "call"),  # an arrow function's `this` is the method's
+    ]
