@@ -14,8 +14,8 @@ SqliteIndex for what is never thrown away):
                 caller) of the call edges, made by the run's end (an older index gets it on its next run)
     symbols_shape (kind, bases, decorators): structural look-ups by a substring of the bases or decorators,
                 made by the run's end like edges_calls
-    postings, posting_terms   common words' chunks with their bm25 inputs (stored_postings): added later,
-                made when first needed
+    posting_blocks, posting_terms   common words' chunks with their bm25 inputs (stored_postings): added
+                later, made when first needed
     skipped_files(path PRIMARY KEY, size, mtime_ns, reason)  files skipped for their content (binary): not
                 read again until their stat changes (added after schema 7 was set: made when first needed)
     chunks_fts  contentless FTS5(name, qualname, signature, doc, body, path)  porter + unicode61, '_' kept;
@@ -870,7 +870,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             self._substring_ready = self._read_substring_state() == "ready"
             self._trigrams_from = None
             before = self._file_ids([*deleted, *(up.state.path for up in updates)])  # see _keep_postings
-            usable = stored_postings.state(c) == "ready" and stored_postings.usable(c)
+            usable = stored_postings.usable(c)
             skipped = [up.state for up in updates if up.state.sha256.startswith(SKIPPED_PREFIX)]
             if skipped:
                 c.execute(_SKIPPED_TABLE)  # an index made before the table was added gets it now
@@ -1029,7 +1029,11 @@ class SqliteIndex(IndexWriter, IndexReader):
         made = c.execute(
             "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN ('edges_calls', 'symbols_shape')"
         ).fetchone()[0]
-        return made == 2 and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
+        return (
+            made == 2
+            and stored_postings.state(c) == stored_postings.READY
+            and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
+        )
 
     @_guard
     def edges_current(self) -> bool:

@@ -6,16 +6,18 @@ so that a search reads a word's scores instead of having FTS5 rank every chunk t
 Tables (made when first needed, so an older index reads as "none stored" and gets them on its next run):
 
     posting_terms(term PRIMARY KEY)                 the stored words, as FTS5 stores them (stemmed)
-    postings(term, file_id, data)                   a word's chunks in one file: packed (rowid, freq, length)
-    meta 'postings' = 'ready', 'postings_chunks'    complete for every stored word / chunks when chosen
+    posting_blocks(term, block, data)               a word's chunks in one block of FILES_PER_BLOCK files
+                                                    (file_id // FILES_PER_BLOCK): packed (rowid, freq, length)
+    meta 'postings' = READY, 'postings_chunks'      complete for every stored word / chunks when chosen
     meta 'postings_stamp'                           the chunks they were written for (see stamp)
 
 What is stored does not depend on the rest of the segment: the score is computed when read, from the
 segment's row count and average length (FTS5's own totals) and the word's chunk count, with FTS5's formula
 and order of operations, so it is bit for bit the score FTS5 gives (the tests compare them). Each batch that
-changes files rewrites their rows in its own transaction (the changed chunks tokenized by an in-memory FTS5
-table with the same tokenizer), so the stored postings are never out of step with the index; a batch larger
-than MAINTAIN_MAX_CHUNKS drops them instead, and the run's end stores them again.
+changes files rewrites the rows of their blocks in its own transaction (the changed chunks tokenized by an
+in-memory FTS5 table with the same tokenizer, the block's other files' records kept), so the stored postings
+are never out of step with the index; a batch larger than MAINTAIN_MAX_CHUNKS drops them instead, and the
+run's end stores them again.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ K1, B = 1.2, 0.75  # FTS5's bm25 constants
 # packed (rowid int32, freq float64, length int32): 16 bytes. numpy is imported when first needed (a CLI
 # call that never ranks a common word skips it: ~60 ms)
 POSTING_FIELDS = [("rowid", "<i4"), ("freq", "<f8"), ("length", "<i4")]
+# One database row holds a word's chunks in this many files (by file id): a row per word and file cost
+# go-x-tools' full index 150 ms of its 420 ms build (58k rows, 147 words: 5k rows now), and a changed file
+# rewrites the rows of its block (sqlalchemy: ~1 MB a one-file refresh).
+FILES_PER_BLOCK = 32
+# meta 'postings' of the block layout; 'ready' was the row-per-file layout (table `postings`, before
+# 2026-11-23): not read, and the next run that ends stores them again in blocks
+READY = "blocks"
 
 
 def posting_dtype() -> Any:
@@ -52,9 +61,9 @@ def posting_dtype() -> Any:
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS posting_terms(term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS postings(
-    term TEXT NOT NULL, file_id INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (term, file_id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_file ON postings(file_id);
+CREATE TABLE IF NOT EXISTS posting_blocks(
+    term TEXT NOT NULL, block INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (term, block)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS posting_blocks_block ON posting_blocks(block);
 """
 
 
@@ -154,7 +163,7 @@ def stamp(conn: sqlite3.Connection) -> str:
 
 
 def usable(conn: sqlite3.Connection) -> bool:
-    if state(conn) != "ready":
+    if state(conn) != READY:
         return False
     row = conn.execute("SELECT value FROM meta WHERE key = 'postings_stamp'").fetchone()
     return row is not None and row[0] == stamp(conn)
@@ -174,29 +183,27 @@ def stored_terms(conn: sqlite3.Connection) -> frozenset[str]:
 def read(conn: sqlite3.Connection, term: str) -> Any:
     import numpy as np
 
-    blobs = [r[0] for r in conn.execute("SELECT data FROM postings WHERE term = ?", (term,))]
+    blobs = [r[0] for r in conn.execute("SELECT data FROM posting_blocks WHERE term = ?", (term,))]
     return np.frombuffer(b"".join(blobs), dtype=posting_dtype())
 
 
-def _pack(conn: sqlite3.Connection, term: str, records: Any, files: Any) -> None:
-    """Write one word's postings, one row per file."""
+def _blocked(term: str, records: Any, blocks: Any) -> list[tuple[str, int, bytes]]:
+    """One word's postings as rows, one per block (`blocks`: each record's)."""
     import numpy as np
 
-    order = np.argsort(files, kind="stable")
-    records, files = records[order], files[order]
-    cuts = np.flatnonzero(np.diff(files)) + 1
-    starts = np.concatenate(([0], cuts))
-    ends = np.concatenate((cuts, [len(files)]))
-    conn.executemany(
-        "INSERT INTO postings(term, file_id, data) VALUES (?, ?, ?)",
-        [(term, int(files[s]), records[s:e].tobytes()) for s, e in zip(starts, ends, strict=True)],
-    )
+    if len(blocks) > 1 and bool(np.any(blocks[1:] < blocks[:-1])):
+        order = np.argsort(blocks, kind="stable")
+        records, blocks = records[order], blocks[order]
+    cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
+    starts = [0, *cuts.tolist()]
+    ends = [*cuts.tolist(), len(blocks)]
+    return [(term, int(blocks[s]), records[s:e].tobytes()) for s, e in zip(starts, ends, strict=True)]
 
 
 def drop(conn: sqlite3.Connection) -> None:
     """Forget every stored posting (a batch too large to follow): searches rank with FTS5 until rebuilt."""
-    if state(conn):
-        conn.execute("DELETE FROM postings")
+    if state(conn) == READY:
+        conn.execute("DELETE FROM posting_blocks")
         conn.execute("DELETE FROM posting_terms")
         conn.execute("UPDATE meta SET value = 'stale' WHERE key = 'postings'")
 
@@ -226,7 +233,8 @@ def build(
     for statement in TABLES.split(";"):  # not executescript: it would commit the caller's transaction
         if statement.strip():
             conn.execute(statement)
-    conn.execute("DELETE FROM postings")
+    conn.execute("DROP TABLE IF EXISTS postings")  # the row-per-file layout before blocks
+    conn.execute("DELETE FROM posting_blocks")
     conn.execute("DELETE FROM posting_terms")
     n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     path_weight = Fraction(weights[-1]).limit_denominator(1000)
@@ -244,10 +252,8 @@ def build(
     if terms:
         import numpy as np
 
-        ids = np.array(conn.execute("SELECT rowid, file_id FROM chunks").fetchall(), dtype=np.int64)
-        size = int(ids[:, 0].max()) + 1
-        file_of = np.zeros(size, dtype=np.int64)
-        file_of[ids[:, 0]] = ids[:, 1]
+        file_of = _files_of_chunks(conn)
+        size = len(file_of)
         length_of = np.zeros(size, dtype=np.int64)
         for rowid, n in lengths(conn, table).items():
             if rowid < size:
@@ -258,31 +264,57 @@ def build(
             in_path.setdefault(term, []).append((file_id, n))
         n_rows, n_tokens = totals(conn, table)
         fits = size < 2**31 and int(length_of.max()) < 2**31 and n_rows > 0
+        block_of = file_of // FILES_PER_BLOCK
+        k_of = np.zeros(int(file_of.max()) + 1, dtype=np.int64)
+        written: list[tuple[str, int, bytes]] = []
         for term in terms if fits else []:
             rows = conn.execute(
                 f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? AND rank MATCH ?",
                 (f'"{asked[term]}"', rank),
             ).fetchall()
-            at = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-            score = np.fromiter((r[1] for r in rows), np.float64, len(rows))
-            k_of = np.zeros(int(file_of.max()) + 1, dtype=np.int64)
+            if not rows:
+                continue
+            both = np.array(rows, dtype=np.float64)  # rowids below 2**31: exact
+            at, score = both[:, 0].astype(np.int64), both[:, 1]
+            k_of[:] = 0
             for file_id, n in in_path.get(term, ()):
                 if file_id < len(k_of):
                     k_of[file_id] = n
             k = k_of[file_of[at]]
-            freq = _solved(score, length_of[at], k, path_weight, n_rows, n_tokens)
+            length = length_of[at]
+            freq = _solved(score, length, k, path_weight, n_rows, n_tokens)
             if freq is None:
                 continue
             records = np.empty(len(at), dtype=posting_dtype())
-            records["rowid"], records["freq"], records["length"] = at, freq, length_of[at]
+            records["rowid"], records["freq"], records["length"] = at, freq, length
             if not np.array_equal(scores(records, n_rows, n_tokens), score):
                 continue
-            _pack(conn, term, records, file_of[at])
+            written += _blocked(term, records, block_of[at])
             stored.append(term)
+        conn.executemany("INSERT INTO posting_blocks(term, block, data) VALUES (?, ?, ?)", written)
     conn.executemany("INSERT INTO posting_terms(term) VALUES (?)", [(t,) for t in stored])
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings', 'ready')")
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings', ?)", (READY,))
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings_chunks', ?)", (str(n_chunks),))
     _stamped(conn)
+
+
+def _files_of_chunks(conn: sqlite3.Connection) -> Any:
+    """Each chunk's file id, indexed by rowid (0 where no chunk). A file's chunks are written together with
+    consecutive rowids, so one row per file says it (from the chunks_file index), else every chunk's."""
+    import numpy as np
+
+    spans = conn.execute(
+        "SELECT file_id, min(rowid), max(rowid), count(*) FROM chunks GROUP BY file_id"
+    ).fetchall()
+    size = max((hi for _, _, hi, _ in spans), default=0) + 1
+    file_of = np.zeros(size, dtype=np.int64)
+    if all(hi - lo + 1 == n for _, lo, hi, n in spans):
+        for file_id, lo, hi, _ in spans:
+            file_of[lo : hi + 1] = file_id
+        return file_of
+    ids = np.array(conn.execute("SELECT rowid, file_id FROM chunks").fetchall(), dtype=np.int64)
+    file_of[ids[:, 0]] = ids[:, 1]
+    return file_of
 
 
 # Porter's stems are not all stems of themselves ("databas" -> "databa"): a stored word is searched by a word
@@ -408,13 +440,13 @@ def maintain(
     """Rewrite the stored postings of these files (changed, added or deleted in this transaction) from their
     chunks now: `values(file_ids)` gives each chunk's rowid and FTS column values. Postings that were not
     usable before the batch (see stamp) are dropped instead."""
-    if state(conn) != "ready":
+    if state(conn) != READY:
         return
     if not usable_before:
         drop(conn)
         return
     _rewrite(conn, file_ids, tokenizer, values, table, weights)
-    if state(conn) == "ready":
+    if state(conn) == READY:
         _stamped(conn)
 
 
@@ -426,45 +458,78 @@ def _rewrite(
     table: str,
     weights: Sequence[float],
 ) -> None:
+    """The rows of the changed files' blocks again: the records of the block's other files as they were,
+    the changed files' from their chunks now (a deleted file has none). Which file a record belongs to is
+    read from `chunks` now: a changed file's new chunks may reuse its old rowids, but every chunk written in
+    this transaction belongs to a changed file."""
     import numpy as np
 
     terms = frozenset(r[0] for r in conn.execute("SELECT term FROM posting_terms"))
     if not terms or not file_ids:
         return
     ids = sorted(set(file_ids))
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        conn.execute(f"DELETE FROM postings WHERE file_id IN ({','.join('?' * len(batch))})", batch)
     rows = values(ids)
-    if not rows:
-        return
     if len(rows) > MAINTAIN_MAX_CHUNKS:
         drop(conn)
         return
-    file_of = dict(
-        conn.execute(
-            f"SELECT rowid, file_id FROM chunks WHERE file_id IN ({','.join('?' * len(ids))})", ids
+    changed = set(ids)
+    blocks = sorted({f // FILES_PER_BLOCK for f in ids})
+    kept: list[int] = []  # the chunks of the blocks' unchanged files: their records stay
+    old: list[tuple[str, int, bytes]] = []
+    for start in range(0, len(blocks), 500):
+        batch = blocks[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for block in batch:
+            lo = block * FILES_PER_BLOCK
+            kept += [
+                rowid
+                for rowid, file_id in conn.execute(
+                    "SELECT rowid, file_id FROM chunks WHERE file_id >= ? AND file_id < ?",
+                    (lo, lo + FILES_PER_BLOCK),
+                )
+                if file_id not in changed
+            ]
+        old += conn.execute(
+            f"SELECT term, block, data FROM posting_blocks WHERE block IN ({marks})", batch
         ).fetchall()
-    )
-    length_of = lengths(conn, table, [r for r, _ in rows])
-    at: dict[tuple[str, int], int] = {}  # (term, rowid) -> its row in `counts`, all terms at once
-    found = tokenizer.counts(rows, terms)
-    for term, rowid, _, _ in found:
-        at.setdefault((term, rowid), len(at))
-    if not at:
-        return
-    counts = np.zeros((len(at), len(weights)), dtype=np.int64)
-    for term, rowid, col, n in found:
-        counts[at[term, rowid], col] = n
-    keys = list(at)
-    records = np.empty(len(keys), dtype=posting_dtype())
-    records["rowid"] = [r for _, r in keys]
-    records["freq"] = frequencies(counts, weights)
-    records["length"] = [length_of[r] for _, r in keys]
-    groups: dict[tuple[str, int], list[int]] = {}
-    for i, (term, rowid) in enumerate(keys):
-        groups.setdefault((term, file_of[rowid]), []).append(i)
+        conn.execute(f"DELETE FROM posting_blocks WHERE block IN ({marks})", batch)
+    dtype = posting_dtype()
+    out: dict[tuple[str, int], list[Any]] = {}
+    if old:
+        records = np.frombuffer(b"".join(r[2] for r in old), dtype=dtype)
+        owner = np.repeat(np.arange(len(old)), [len(r[2]) // dtype.itemsize for r in old])
+        keep = np.isin(records["rowid"], np.array(kept, dtype=np.int64))
+        records, owner = records[keep], owner[keep]
+        cuts = (np.flatnonzero(owner[1:] != owner[:-1]) + 1).tolist()
+        for s, e in zip([0, *cuts], [*cuts, len(owner)], strict=True) if len(owner) else ():
+            term, block, _ = old[int(owner[s])]
+            out[term, block] = [records[s:e]]
+    if rows:
+        file_of = dict(
+            conn.execute(
+                f"SELECT rowid, file_id FROM chunks WHERE file_id IN ({','.join('?' * len(ids))})", ids
+            ).fetchall()
+        )
+        length_of = lengths(conn, table, [r for r, _ in rows])
+        at: dict[tuple[str, int], int] = {}  # (term, rowid) -> its row in `counts`, all terms at once
+        found = tokenizer.counts(rows, terms)
+        for term, rowid, _, _ in found:
+            at.setdefault((term, rowid), len(at))
+        if at:
+            counts = np.zeros((len(at), len(weights)), dtype=np.int64)
+            for term, rowid, col, n in found:
+                counts[at[term, rowid], col] = n
+            keys = list(at)
+            fresh = np.empty(len(keys), dtype=dtype)
+            fresh["rowid"] = [r for _, r in keys]
+            fresh["freq"] = frequencies(counts, weights)
+            fresh["length"] = [length_of[r] for _, r in keys]
+            groups: dict[tuple[str, int], list[int]] = {}
+            for i, (term, rowid) in enumerate(keys):
+                groups.setdefault((term, file_of[rowid] // FILES_PER_BLOCK), []).append(i)
+            for key, members in groups.items():
+                out.setdefault(key, []).append(fresh[members])
     conn.executemany(
-        "INSERT INTO postings(term, file_id, data) VALUES (?, ?, ?)",
-        [(term, file_id, records[i].tobytes()) for (term, file_id), i in groups.items()],
+        "INSERT INTO posting_blocks(term, block, data) VALUES (?, ?, ?)",
+        [(term, block, b"".join(p.tobytes() for p in parts)) for (term, block), parts in out.items()],
     )

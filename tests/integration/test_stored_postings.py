@@ -97,7 +97,8 @@ def test_a_segment_below_the_size_that_pays_stores_no_word_and_searches_the_same
     monkeypatch.setattr(stored_postings, "MIN_SEGMENT_CHUNKS", n_chunks + 1)
     small = indexed(tmp_path / "small.db", corpus())
     assert big._stored_words() and not small._stored_words()
-    assert stored_postings.state(small._conn) == "ready"  # chosen, not missing: the next run does not retry
+    # chosen, not missing: the next run does not retry
+    assert stored_postings.state(small._conn) == stored_postings.READY
     assert not stored_postings.needs_build(small._conn, n_chunks)
     for words in QUESTIONS:
         assert search(small, words) == search(big, words), words
@@ -203,7 +204,7 @@ def test_a_large_batch_drops_the_postings_and_the_run_stores_them_again(
     assert stored_postings.state(index._conn) == "stale"
     assert not index._stored_words()  # meanwhile FTS5 ranks every word
     index.finish_run("later")
-    assert stored_postings.state(index._conn) == "ready"
+    assert stored_postings.state(index._conn) == stored_postings.READY
     for term in index._stored_words():
         assert stored_scores(index, term) == fts5_scores(index, term), term
 
@@ -216,7 +217,7 @@ def test_an_index_made_before_stored_postings_searches_the_same_and_gets_them(tm
     index.close()
     older = sqlite3.connect(db)  # as the previous version left it: no postings tables
     older.executescript(
-        "DROP TABLE postings; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
+        "DROP TABLE posting_blocks; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
     )
     older.close()
     index = SqliteIndex(db)
@@ -319,7 +320,7 @@ def test_postings_an_older_trifecta_left_behind_are_not_read_and_the_next_run_st
         index.apply([update(p, after[p]) for p in after if files.get(p) != after[p]], gone, [])
     index.close()
     index = SqliteIndex(db)  # the next process of this version
-    assert stored_postings.state(index._conn) == "ready" and not index._stored_words()
+    assert stored_postings.state(index._conn) == stored_postings.READY and not index._stored_words()
     fresh = indexed(tmp_path / "fresh.db", after)
     for q in QUESTIONS:
         assert search(index, q) == search(fresh, q)  # FTS5 ranks every word meanwhile
@@ -340,7 +341,7 @@ def test_an_unchanged_index_an_older_version_built_gets_what_the_run_end_makes(s
     db = sample_repo / ".trifecta" / "index.db"
     older = sqlite3.connect(db)  # as a version before stored postings and the look-up indexes left it
     older.executescript(
-        "DROP TABLE postings; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
+        "DROP TABLE posting_blocks; DROP TABLE posting_terms; DELETE FROM meta WHERE key LIKE 'postings%';"
         "DROP INDEX edges_calls; DROP INDEX symbols_shape;"
     )
     older.close()
@@ -349,6 +350,59 @@ def test_an_unchanged_index_an_older_version_built_gets_what_the_run_end_makes(s
         assert report.files_indexed == 0
     check = sqlite3.connect(db)
     names = {r[0] for r in check.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
-    assert {"postings", "posting_terms", "edges_calls", "symbols_shape"} <= names
+    assert {"posting_blocks", "posting_terms", "edges_calls", "symbols_shape"} <= names
     assert stored_postings.usable(check)
     check.close()
+
+
+@pytest.mark.parametrize("files_per_block", [1, 4, 32])
+def test_a_refresh_rewrites_whole_blocks_keeping_the_other_files_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files_per_block: int
+) -> None:
+    monkeypatch.setattr(stored_postings, "FILES_PER_BLOCK", files_per_block)
+    files = corpus()
+    index = indexed(tmp_path / "a.db", files)
+    after, gone = edited(files)
+    # the last file written changes too: its new chunks take the rowids its old ones had
+    after[DEEP] = source(9, "beta beta alpha")
+    changed = [DEEP, *(p for p in after if files.get(p) != after[p] and p != DEEP)]  # DEEP written first
+    top = index._conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+    index.apply([update(p, after[p]) for p in changed], gone, [])
+    reused = index._conn.execute(
+        "SELECT count(*) FROM chunks WHERE path = ? AND rowid <= ?", (DEEP, top)
+    ).fetchone()[0]
+    assert reused  # what this test is about
+    fresh = indexed(tmp_path / "b.db", {p: after[p] for p in sorted(after, key=lambda p: p != DEEP)})
+    blocks = index._conn.execute("SELECT count(DISTINCT block), count(*) FROM posting_blocks").fetchone()
+    assert blocks[0] == len({f // files_per_block for (f,) in index._conn.execute("SELECT id FROM files")})
+    for term in fresh._stored_words():
+        assert by_chunk(index, term) == by_chunk(fresh, term), term
+        assert stored_scores(index, term) == fts5_scores(index, term), term
+
+
+def test_postings_of_the_row_per_file_layout_are_not_read_and_the_next_run_stores_blocks(
+    tmp_path: Path,
+) -> None:
+    files = corpus()
+    db = tmp_path / "index.db"
+    index = indexed(db, files)
+    expected = [search(index, q) for q in QUESTIONS]
+    index.close()
+    older = sqlite3.connect(db)  # as the version before blocks left it: table postings, meta 'ready'
+    older.executescript(
+        "DROP TABLE posting_blocks; CREATE TABLE postings(term TEXT NOT NULL, file_id INTEGER NOT NULL, "
+        "data BLOB NOT NULL, PRIMARY KEY (term, file_id)) WITHOUT ROWID;"
+        "UPDATE meta SET value = 'ready' WHERE key = 'postings';"
+    )
+    older.close()
+    index = SqliteIndex(db)
+    assert not index._stored_words() and not index.has_completed_run()
+    assert [search(index, q) for q in QUESTIONS] == expected
+    index.finish_run("later")  # a run that changed nothing still ends by storing them
+    assert index._stored_words() and index.has_completed_run()
+    tables = {r[0] for r in index._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "postings" not in tables
+    for term in index._stored_words():
+        assert stored_scores(index, term) == fts5_scores(index, term), term
+    assert [search(index, q) for q in QUESTIONS] == expected
+    index.close()
