@@ -76,6 +76,7 @@ MAX_DEPTH = 5
 ADMITTED_FILES = 256  # files whose lines previews keep
 SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
 
@@ -237,10 +238,15 @@ class CallGraph:
 
     def callers_and_related(
         self, path: str, symbol: Symbol, *, related: bool = True
-    ) -> tuple[list[tuple[str, Edge, Resolved]], list[tuple[str, Edge, Resolved, Candidate, Relation]]]:
+    ) -> tuple[
+        list[tuple[str, Edge, Resolved]],
+        list[tuple[str, Edge, Resolved, Candidate, Relation]],
+        list[tuple[Candidate, Relation]],
+    ]:
         """``callers``, and (``related``, for a method) the calls that reach, ``exact`` or through an
         ``import``, a method of its class family instead (``domain.calls.relation``: a base's method the
-        asked one overrides, an override of it, a sibling implementation), with what each reaches."""
+        asked one overrides, an override of it, a sibling implementation), with what each reaches, and the
+        family's methods themselves (their declarations: a changed signature must change them too)."""
         aliases = {
             e.alias
             for _, e in self._reader.edges(names=[symbol.name], kinds=[EdgeKind.IMPORT])
@@ -264,7 +270,8 @@ class CallGraph:
         found = []
         family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []
         asked = Candidate(path=path, qualname=symbol.qualname, kind=symbol.kind, module=self.module(path))
-        related = related and symbol.kind is SymbolKind.METHOD
+        # a static member is no class family's (TypeScript's references do not relate statics)
+        related = related and symbol.kind is SymbolKind.METHOD and not _STATIC.match(symbol.signature)
         relations: dict[tuple[str, str], Relation | None] = {}
         # by the targets' identity (a name's matches are one tuple for all its calls), each kept alive here so
         # that its id is not reused
@@ -288,7 +295,14 @@ class CallGraph:
                     if how is not None:
                         family.append((call_path, edge, resolved, t, how))
                         break
-        return found, family
+        declared: list[tuple[Candidate, Relation]] = []
+        if related:
+            for c in self.candidates(symbol.name):
+                key = (c.path, c.qualname)
+                how = relations[key] if key in relations else relation(asked, c, self.segment)
+                if how is not None:
+                    declared.append((c, how))
+        return found, family, declared
 
     def callees(self, path: str, qualname: str) -> list[tuple[Edge, Resolved]]:
         """The calls made directly in the definition (not in definitions nested in it), in source order."""
@@ -458,6 +472,14 @@ class _GraphUseCase:
                 self._admitted.popitem(last=False)
         return lines
 
+    def _column(self, path: str, line: int, name: str, cache: dict[str, list[str] | None]) -> int:
+        """The 1-based column of a name on a line (a declaration's), 1 when it is not there."""
+        lines = self._lines(path, cache)
+        if lines is None or not 1 <= line <= len(lines):
+            return 1
+        found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", lines[line - 1])
+        return found.start() + 1 if found else 1
+
     def _preview(self, path: str, line: int, cache: dict[str, list[str] | None]) -> str:
         lines = self._lines(path, cache)
         if lines is None or not 1 <= line <= len(lines):
@@ -512,7 +534,7 @@ class CallersUseCase(_GraphUseCase):
             return target
         path, symbol, uri = target
         graph = self._graph()
-        found, family = graph.callers_and_related(path, symbol)
+        found, family, declared = graph.callers_and_related(path, symbol)
         found.sort(key=lambda f: (f[2].resolution not in SURE, f[0] != path, f[0], f[1].line, f[1].column))
         order = list(Relation)
         family.sort(key=lambda f: (order.index(f[4]), f[0] != path, f[0], f[1].line, f[1].column))
@@ -548,6 +570,15 @@ class CallersUseCase(_GraphUseCase):
             }
             for p, e, r, t, how in family
         ]
+        # and the family's declarations (an override, the interface's member it implements)
+        for c, how in sorted(declared, key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)):
+            definition = next((s for s in graph.symbols(c.path) if s.qualname == c.qualname), None)
+            if definition is not None and not _STATIC.match(definition.signature):
+                hits.append(
+                    {"path": c.path, "line": definition.def_line, "column": 0, "symbol": c.qualname, "uri": None,
+                     "resolution": Resolution.EXACT.value, "callee": c.qualname, "use": "declaration",
+                     "related": how.value, "reaches": c.qualname, "preview": ""}
+                )  # fmt: skip
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {
             k.value: sum(1 for _, _, r in found if r.resolution is k)
@@ -561,6 +592,7 @@ class CallersUseCase(_GraphUseCase):
                 **h,
                 "uri": graph.uri(h["path"], h["symbol"]),
                 "preview": self._preview(h["path"], h["line"], lines),
+                "column": h["column"] or self._column(h["path"], h["line"], symbol.name, lines),
             },
         )
         actions = [

@@ -119,6 +119,10 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
         (20, "shut", "base", "Closable.close"),  # c: Closable may be a Resource
         (22, "shut", "override", "Pipe.close"),
         (23, "shut", "sibling", "Socket.close"),  # both implement Closable.close
+        # then the family's declarations: what a changed signature must change too
+        (2, "Closable.close", "base", "Closable.close"),
+        (10, "Pipe.close", "override", "Pipe.close"),
+        (16, "Socket.close", "sibling", "Socket.close"),
     ]
     # a function has no family; impact follows only the calls that reach the method itself
     assert related(engine, "sym://typescript/type/web/family/Pipe#close") == [
@@ -127,9 +131,15 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
         (20, "shut", "base", "Closable.close"),
         (21, "shut", "base", "Resource.close"),
         (23, "shut", "sibling", "Socket.close"),
+        (2, "Closable.close", "base", "Closable.close"),
+        (6, "Resource.close", "base", "Resource.close"),
+        (16, "Socket.close", "sibling", "Socket.close"),
     ]
     impact = engine.impact("sym://typescript/type/web/family/Pipe#close").to_dict()["data"]
     assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut"]
+    # static members have no family: `Factory.make()` is no call of SubFactory.make
+    assert related(engine, "sym://typescript/type/web/family/SubFactory#make") == []
+    assert related(engine, "sym://typescript/type/web/family/Factory#make") == [(35, "build", None, None)]
 
 
 def test_typescript_callback_parameters_are_typed_by_what_the_callee_hands_them(
