@@ -60,6 +60,7 @@ SPANISH_FUNCTION_PHRASES = frozenset(
         "por parte de", "al mismo tiempo", "en general", "de nuevo", "otra vez", "lo que", "ya que",
         "dado que", "puesto que", "a su vez", "tener en cuenta", "sirve para", "se encarga de",
         "encargado de", "encargada de", "se ocupa de", "tiene que", "tienen que", "hay que",
+        "que pasa", "que ocurre", "que sucede",
     )
 )  # fmt: skip
 # Spanish prefixes that English writes the same way (subcomando -> subcommand, desregistrar -> unregister).
@@ -116,6 +117,16 @@ _COGNATES = (
     ("idad", "ity"), ("ables", "able"), ("ibles", "ible"), ("istas", "ist"), ("ista", "ist"),
     ("entes", "ent"), ("ente", "ent"), ("antes", "ant"), ("ante", "ant"), ("ismo", "ism"),
 )  # fmt: skip
+
+
+# Adjectives made from a verb's stem, and the infinitive endings that stem may take: bloque-ante -> bloquear
+_PARTICIPLE_ADJECTIVES = (("iente", ("er", "ir")), ("ante", ("ar",)), ("ente", ("er", "ir")))
+
+
+def _is_adverb(word: str) -> bool:
+    """An adverb made from an adjective (its feminine form when it has one): perezosamente, parcialmente,
+    concurrentemente; not "mente" or "demente"."""
+    return word.endswith("mente") and len(word) >= len("mente") + 5
 
 
 def _cognates(word: str) -> list[str]:
@@ -255,8 +266,25 @@ class Lexicon:
             for w in english:
                 found.extend(self.synonyms.get(w, ()))
         if not found and " " not in key:
+            found.extend(self._derived(key))
+        if not found and " " not in key and not _is_adverb(key):  # "completament" is no English word
             found.extend(_cognates(key))
         return _unique(found, key)
+
+    def _derived(self, key: str) -> tuple[str, ...]:
+        """A word made from a known one by a regular ending: an adverb from its adjective (perezosamente ->
+        perezosa -> lazy; completamente -> complete), an adjective in -ante/-ente/-iente from its verb
+        (bloqueante -> bloquear -> block, dependiente -> depender -> depend)."""
+        if _is_adverb(key):
+            return self._expand_folded(key[: -len("mente")])
+        singular = key[:-1] if key.endswith("s") else key
+        for ending, verbs in _PARTICIPLE_ADJECTIVES:
+            if singular.endswith(ending) and len(singular) - len(ending) >= 3:
+                for verb in verbs:
+                    found = self.translations.get(singular[: -len(ending)] + verb)
+                    if found:
+                        return found
+        return ()
 
     def expand(self, word: str) -> tuple[str, ...]:
         """Extra English words to search as alternatives for `word` (never `word` itself); nothing for a

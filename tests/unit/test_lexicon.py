@@ -425,3 +425,24 @@ def test_shipped_lemmas_are_well_formed(kind: str) -> None:
         assert 1 <= len(english) <= 3, lemma
         for w in english:
             assert _WORD.fullmatch(w), (lemma, w)
+
+
+def test_adverbs_and_verbal_adjectives_come_from_their_known_word() -> None:
+    lexicon = Lexicon.from_mappings(
+        {},
+        {},
+        {"verbs": {"bloquear": ["block"], "depender": ["depend"]}, "adjectives": {"perezoso": ["lazy"]}},
+    )
+    assert lexicon.expand("perezosamente") == ("lazy",)  # perezosa -> perezoso
+    assert lexicon.expand("bloqueante") == ("block",)  # bloque-ante -> bloquear
+    assert lexicon.expand("bloqueantes") == ("block",)
+    assert lexicon.expand("dependiente") == ("depend",)  # depend-iente -> depender
+    assert lexicon.expand("completamente") == ()  # not the guess "completament"
+    assert "complete" in LEX.expand("completamente") and "partial" in LEX.expand("parcialmente")
+
+
+def test_what_happens_is_a_function_phrase() -> None:
+    words = [w for w, _ in LEX.expand_query("¿Qué pasa con los suscriptores cuando se cierra el flujo?")]
+    assert "pasa" not in words and "suscriptores" in words
+    assert LEX.expand("suscriptores") == ("subscriber",)
+    assert [w for w, _ in LEX.expand_query("palabras reservadas")] == ["palabras reservadas"]
