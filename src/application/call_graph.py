@@ -14,9 +14,9 @@ asks for it, else ``index``; a server that fails leaves the answer to the index 
 
 ``ast callers URI`` / ``ast callees URI`` (kinds ``"callers"``, ``"callees"``): ``hits``, one per call site,
 with ``path``, ``line``, ``column`` (1-based), ``symbol`` and ``uri`` of the other end, ``resolution``,
-``callee`` (the call as written), ``use`` (callers: ``call``, or ``reference`` for a function read as a
-value: a callback, a dispatch table) and a one-line ``preview``; as many as fit in ``max_bytes_total``
-(``total``, ``omitted``). Callers are the calls that reach the definition (``name`` matches too, marked
+``callee`` (the call as written), ``use`` (callers: ``call``; ``reference`` for a function read as a
+value: a callback, a dispatch table; ``doc`` for a doc comment's link, ``{@link name}``) and a one-line
+``preview``; as many as fit in ``max_bytes_total`` (``total``, ``omitted``). Callers are the calls that reach the definition (``name`` matches too, marked
 so: a caller counts ``exact``/``import`` ones as sure), then, for a method, the calls that reach another
 method of its class family (``related``: ``base``, a method it overrides, so the call may run it;
 ``override``; ``sibling``, another implementation of a base's method; ``reaches`` names it), the family a
@@ -76,6 +76,7 @@ MAX_DEPTH = 5
 ADMITTED_FILES = 256  # files whose lines previews keep
 SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
 _STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
@@ -234,10 +235,10 @@ class CallGraph:
     def callers(self, path: str, symbol: Symbol) -> list[tuple[str, Edge, Resolved]]:
         """The call sites that reach the definition, and the places that read it as a value (a callback,
         a dispatch table: ``EdgeKind.REFERENCE``), by path and position."""
-        return self.callers_and_related(path, symbol, related=False)[0]
+        return self.callers_and_related(path, symbol, related=False, docs=False)[0]
 
     def callers_and_related(
-        self, path: str, symbol: Symbol, *, related: bool = True
+        self, path: str, symbol: Symbol, *, related: bool = True, docs: bool = True
     ) -> tuple[
         list[tuple[str, Edge, Resolved]],
         list[tuple[str, Edge, Resolved, Candidate, Relation]],
@@ -246,14 +247,16 @@ class CallGraph:
         """``callers``, and (``related``, for a method) the calls that reach, ``exact`` or through an
         ``import``, a method of its class family instead (``domain.calls.relation``: a base's method the
         asked one overrides, an override of it, a sibling implementation), with what each reaches, and the
-        family's methods themselves (their declarations: a changed signature must change them too)."""
+        family's methods themselves (their declarations: a changed signature must change them too);
+        ``docs``: doc comments' links to it too (``EdgeKind.DOC``), with the calls."""
         aliases = {
             e.alias
             for _, e in self._reader.edges(names=[symbol.name], kinds=[EdgeKind.IMPORT])
             if e.alias and e.alias != symbol.name
         }
         calls = self._reader.edges(
-            names=sorted({symbol.name, *aliases}), kinds=[EdgeKind.CALL, EdgeKind.REFERENCE]
+            names=sorted({symbol.name, *aliases}),
+            kinds=[EdgeKind.CALL, EdgeKind.REFERENCE, *([EdgeKind.DOC] if docs else [])],
         )
         if symbol.kind in (SymbolKind.FUNCTION, SymbolKind.MACRO):
             # a typed receiver reaches members of classes only: no need to work out what `x` is in `x.f()`
@@ -548,7 +551,7 @@ class CallersUseCase(_GraphUseCase):
                 "uri": None,
                 "resolution": r.resolution.value,
                 "callee": e.text,
-                "use": "reference" if e.kind is EdgeKind.REFERENCE else "call",
+                "use": _USE[e.kind],
                 "preview": "",
             }
             for p, e, r in found
@@ -563,7 +566,7 @@ class CallersUseCase(_GraphUseCase):
                 "uri": None,
                 "resolution": r.resolution.value,
                 "callee": e.text,
-                "use": "reference" if e.kind is EdgeKind.REFERENCE else "call",
+                "use": _USE[e.kind],
                 "related": how.value,
                 "reaches": t.qualname,
                 "preview": "",

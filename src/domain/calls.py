@@ -34,8 +34,9 @@ A call resolves in this order, and the first rule that finds a definition decide
 5. ``name``: every callable or class with the called name, all kept.
 6. ``unresolved``: nothing with that name in the segment; reported, never dropped.
 
-A reference (``EdgeKind.REFERENCE``: a function read as a value, ``callback=self.on_done``) resolves the
-same way, and counts only when it reaches functions ``exact``ly or through an ``import``.
+A reference (``EdgeKind.REFERENCE``: a function read as a value, ``callback=self.on_done``) and a doc
+comment's link (``EdgeKind.DOC``: ``{@link of}``) resolve the same way, and count only when they reach
+functions ``exact``ly or through an ``import``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class EdgeKind(enum.StrEnum):
     CALL = "call"
     IMPORT = "import"
     REFERENCE = "ref"  # a function read as a value (`callback=self.on_done`): resolved like a call
+    DOC = "doc"  # a name a doc comment links to (`{@link of}`): resolved like a reference
     RETURN = "return"  # what a function returns: `caller` is the function, `text` the class as written
 
 
@@ -599,7 +601,7 @@ def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     """A call as ``resolve_call`` resolves it; a reference (a function read as a value) only when it
     resolves ``exact`` or ``import`` to functions (a class or a variable named so is not a use of one)."""
     resolved = resolve_call(edge, ctx, segment)
-    if edge.kind is not EdgeKind.REFERENCE:
+    if edge.kind is not EdgeKind.REFERENCE and edge.kind is not EdgeKind.DOC:
         return resolved
     targets = tuple(t for t in resolved.targets if t.kind in _FUNCTIONS)
     if resolved.resolution not in _SURE or not targets:

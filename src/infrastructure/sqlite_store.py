@@ -1427,7 +1427,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             batch = unique[start : start + 500]
             sql = (
                 "SELECT name, COUNT(DISTINCT file_id) FROM edges "
-                f"WHERE name IN ({','.join('?' * len(batch))}) AND kind <> 'return' GROUP BY name"
+                f"WHERE name IN ({','.join('?' * len(batch))}) AND kind NOT IN ('return', 'doc') GROUP BY name"
             )
             uses.update(self._conn.execute(sql, batch).fetchall())
         return uses

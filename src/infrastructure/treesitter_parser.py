@@ -59,6 +59,7 @@ class LanguageSpec:
     wrappers: frozenset[str]
     exported: tuple[str, ...]
     line_comment: tuple[str, ...]
+    doc_link: str = ""  # a regular expression: its first group is a name a doc comment links to
 
 
 @functools.cache
@@ -76,6 +77,7 @@ def language_specs() -> tuple[LanguageSpec, ...]:
             wrappers=frozenset(row.get("wrappers", ())),
             exported=tuple(row.get("exported", ())),
             line_comment=tuple(row.get("line_comment", ())),
+            doc_link=row.get("doc_link", ""),
         )
         for key, row in table.items()
     )
@@ -173,17 +175,28 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
     defs = _definitions(matches, spec)
     parsed = _extract(path, lines, data, defs, spec)
-    parsed = attrs.evolve(parsed, edges=_edges(matches, defs))
+    parsed = attrs.evolve(parsed, edges=_edges(matches, defs, _doc_link(spec.doc_link)))
     return attrs.evolve(parsed, error=error) if error else parsed
 
 
 _QUOTES = "\"'`"
 
 
-def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]) -> tuple[Edge, ...]:
-    """Call sites (`@reference.call`) and imports (`@reference.import`), each with its innermost enclosing
-    definition. A call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import
-    binds its alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`)."""
+@functools.cache
+def _doc_link(pattern: str) -> re.Pattern[str] | None:
+    return re.compile(pattern) if pattern else None
+
+
+def _edges(
+    matches: list[tuple[int, dict[str, list[ts.Node]]]],
+    defs: list[_Def],
+    doc_link: re.Pattern[str] | None = None,
+) -> tuple[Edge, ...]:
+    """Call sites (`@reference.call`), imports (`@reference.import`) and names doc comments link to
+    (`@reference.doc`, read with the row's ``doc_link``), each with its innermost enclosing definition. A
+    call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import binds its
+    alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`); a doc link's
+    text is the name as written, `#` and `::` read as `.` (`Subject#next`, `Type::method`)."""
     # (kind, line, column, name, text, alias) of each edge: made an Edge once its caller is known
     found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = {}
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
@@ -220,6 +233,12 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
                 typed[start] = (variable, re.sub(r"\s+", "", _text(captures["typed.call"][0])) + "()")
             if "typed.this" in captures:
                 in_method.add(start)
+            continue
+        if "reference.doc" in captures:
+            if doc_link is not None:
+                comment = captures["reference.doc"][0]
+                for start, link in _doc_links(comment, doc_link):
+                    found.setdefault((start, start), (pattern, link))
             continue
         if "reference.returns" in captures and "returns.type" in captures:
             returns[captures["reference.returns"][0].start_byte] = _text(captures["returns.type"][0])
@@ -321,6 +340,26 @@ def _edges(matches: list[tuple[int, dict[str, list[ts.Node]]]], defs: list[_Def]
                 for where, t in callbacks[start]
             )
     return tuple(out)
+
+
+def _doc_links(
+    comment: ts.Node, doc_link: re.Pattern[str]
+) -> Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]]:
+    """(start byte, edge) of each name a comment links to."""
+    data = comment.text or b""
+    text = data.decode("utf-8", "replace")
+    for match in doc_link.finditer(text):
+        written = re.sub(r"::|#", ".", match.group(1))
+        name = written.rsplit(".", 1)[-1]
+        before = text[: match.end(1) - len(name)].encode("utf-8")  # the edge's column is its name's
+        row = comment.start_point.row + before.count(b"\n")
+        column = (
+            len(before) - before.rfind(b"\n") - 1
+            if b"\n" in before
+            else comment.start_point.column + len(before)
+        )
+        edge = (EdgeKind.DOC, row + 1, column, name, written, "")
+        yield comment.start_byte + len(before), edge
 
 
 def _inferred(type_text: str) -> bool:

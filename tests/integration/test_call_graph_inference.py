@@ -165,3 +165,17 @@ def test_typescript_functions_nested_in_a_method_see_its_variables_and_its_this(
     assert callers(engine, "sym://typescript/type/web/nested/Runner#go") == [
         ("web/nested.ts", 11, "flush", "exact", "call"),  # an arrow function's `this` is the method's
     ]
+
+
+def test_doc_comment_links_are_listed_by_callers_but_never_followed_by_impact(
+    engine: trifecta.Engine,
+) -> None:
+    # web/docs.ts: `{@link Doc#render}` (a class's member), `{@link operate}` (an imported function)
+    assert callers(engine, "sym://typescript/type/web/docs/Doc#render") == [
+        ("web/docs.ts", 4, "Doc", "exact", "doc"),
+    ]
+    assert ("web/docs.ts", 4, "Doc", "import", "doc") in callers(
+        engine, "sym://typescript/type/web/callbacks/operate"
+    )
+    impact = engine.impact("sym://typescript/type/web/docs/Doc#render").to_dict()["data"]
+    assert impact["total"] == 0

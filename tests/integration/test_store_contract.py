@@ -19,6 +19,7 @@ import trifecta  # noqa: E402
 from postgres_server import bindir, new_database, running_server  # noqa: E402
 from trifecta.application.index_segment import IndexRequest, IndexSegment  # noqa: E402
 from trifecta.application.rewrite import RewriteKey  # noqa: E402
+from trifecta.domain.calls import EdgeKind  # noqa: E402
 from trifecta.domain.rewrite_policy import Focus, RewrittenQuery  # noqa: E402
 from trifecta.infrastructure.code_parser import SourceParser  # noqa: E402
 from trifecta.infrastructure.config import load_settings  # noqa: E402
@@ -159,12 +160,25 @@ def test_name_uses_count_the_files_that_call_import_or_reference_a_name(
     names = sorted({edge.name for _, edge in edges})
     expected: dict[str, set[str]] = {}
     for path, edge in edges:
-        if edge.kind != "return":
+        if edge.kind not in ("return", "doc"):
             expected.setdefault(edge.name, set()).add(path)
     assert any(len(paths) > 1 for paths in expected.values())  # the sample has names several files use
     assert store.name_uses([*names, "no_such_name_anywhere"]) == {n: len(p) for n, p in expected.items()}
     assert store.name_uses([]) == {}
     assert store.name_uses(["'); DROP TABLE edges; --"]) == {}
+
+
+def test_a_doc_comments_link_is_no_use_of_the_name(
+    store: SqliteIndex | PostgresIndex, sample_repo: Path
+) -> None:
+    (sample_repo / "shop" / "linked.ts").write_text(
+        "/** See {@link onlyLinkedHere}. */\nexport function f() {}\n"
+    )
+    _index(store, sample_repo)
+    assert [e.name for _, e in store.edges(paths=["shop/linked.ts"], kinds=[EdgeKind.DOC])] == [
+        "onlyLinkedHere"
+    ]
+    assert store.name_uses(["onlyLinkedHere"]) == {}
 
 
 def test_a_second_run_writes_only_what_changed(store: SqliteIndex | PostgresIndex, sample_repo: Path) -> None:

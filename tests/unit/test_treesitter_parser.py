@@ -205,3 +205,30 @@ def test_java_annotations_start_the_range_and_bases_are_read() -> None:
     assert (circle.start_line, circle.kind) == (9, SymbolKind.CLASS)  # @Immutable
     assert circle.bases == ("Base", "Shape") and circle.exported
     assert only(parsed, "Circle.area").start_line == 17  # @Override
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "expected"),
+    [
+        (
+            "a.ts",
+            "/**\n * Like {@link map}, see {@link Foo#bar}.\n */\nexport function f() { /* {@linkcode baz} */ }\n",
+            [("", 2, 15, "map", "map"), ("", 2, 36, "bar", "Foo.bar"), ("f", 4, 36, "baz", "baz")],
+        ),
+        (
+            "a.go",
+            "package p\n\n// Do calls [Run] and [*pkg.Other], not a[i] or [RFC 1] or [text](url).\nfunc Do() {}\n",
+            [("", 3, 13, "Run", "Run"), ("", 3, 28, "Other", "pkg.Other")],
+        ),
+        (
+            "a.rs",
+            "/// Calls [`run`] and [`Foo::bar()`], not [link](x) or [`x`](y).\nfn f() {}\n",
+            [("", 1, 12, "run", "run"), ("", 1, 29, "bar", "Foo.bar")],
+        ),
+    ],
+)
+def test_doc_comment_links_are_doc_edges_at_the_linked_name(
+    path: str, source: str, expected: list[tuple[str, int, int, str, str]]
+) -> None:
+    edges = parse_source(path, source).edges
+    assert [(e.caller, e.line, e.column, e.name, e.text) for e in edges if e.kind.value == "doc"] == expected

@@ -79,3 +79,6 @@
   value: (call_expression
     function: (identifier) @_require (#eq? @_require "require")
     arguments: (arguments . (string (string_fragment) @import.source)))) @reference.import
+
+; doc comments that link to a name (`{@link name}`: the row's doc_link reads the names)
+((comment) @reference.doc (#match? @reference.doc "\\{@link"))
