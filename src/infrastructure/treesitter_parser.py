@@ -234,6 +234,18 @@ def _edges(
             if "typed.this" in captures:
                 in_method.add(start)
             continue
+        if "reference.value" in captures:
+            node = captures["reference.value"][0]
+            name_node = captures["value.name"][0] if "value.name" in captures else node
+            receiver = _text(captures["value.receiver"][0]) if "value.receiver" in captures else ""
+            point = name_node.start_point
+            name = _text(name_node)
+            text = f"{receiver}.{name}" if receiver else name
+            found.setdefault(
+                (node.start_byte, node.end_byte),
+                (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
+            )
+            continue
         if "reference.doc" in captures:
             if doc_link is not None:
                 comment = captures["reference.doc"][0]
@@ -310,11 +322,21 @@ def _edges(
             )
         if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
+    # a bare name read as a value counts when the file defines a function or imports something of that name
+    values = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
+    values.update(alias for kind, *_, alias in (e for _, e in found.values()) if kind is EdgeKind.IMPORT)
+    by_qualname = {d.qualname: d for d in reversed(defs)}
+
+    def _function_value(name: str, scopes: list[str]) -> bool:
+        return name in values and not any(name in _params(by_qualname[s]) for s in scopes if s in by_qualname)
+
     out: list[Edge] = []
     for (_, (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is EdgeKind.CALL and "." in text:
+        if kind is EdgeKind.REFERENCE and text == name and not _function_value(name, chain(caller)):
+            continue  # a variable, or a parameter that takes the name
+        if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
             around = chain(caller)
             made = (_receiver_type(types, around, receiver) if types else "") or _called(receiver)

@@ -179,3 +179,21 @@ def test_doc_comment_links_are_listed_by_callers_but_never_followed_by_impact(
     )
     impact = engine.impact("sym://typescript/type/web/docs/Doc#render").to_dict()["data"]
     assert impact["total"] == 0
+
+
+def test_typescript_functions_read_as_values_are_references_and_a_parameter_of_that_name_is_not(
+    engine: trifecta.Engine,
+) -> None:
+    # web/values.ts: `register(helper, operate)` where `operate` is a parameter, `this.onClick.bind(this)`,
+    # `helper2 ?? helper`, `{ run: helper, start: operate }` (the imported function)
+    assert callers(engine, "sym://typescript/type/web/values/helper") == [
+        ("web/values.ts", 8, "Panel2.wire", "exact", "reference"),
+        ("web/values.ts", 10, "Panel2.wire", "exact", "reference"),
+        ("web/values.ts", 15, "table", "exact", "reference"),
+    ]
+    assert callers(engine, "sym://typescript/type/web/values/Panel2#onClick") == [
+        ("web/values.ts", 9, "Panel2.wire", "exact", "reference"),
+    ]
+    assert [
+        h for h in callers(engine, "sym://typescript/type/web/callbacks/operate") if h[0] == "web/values.ts"
+    ] == [("web/values.ts", 15, "table", "import", "reference")]

@@ -82,3 +82,23 @@
 
 ; doc comments that link to a name (`{@link name}`: the row's doc_link reads the names)
 ((comment) @reference.doc (#match? @reference.doc "\\{@link"))
+
+; functions read as values (@reference.value: the name, or `this.m` / `X.m` with @value.receiver and
+; @value.name): an argument, a returned, assigned or stored value, a fallback (`a ?? f`), `this.m.bind(this)`;
+; a bare name counts only when the file defines it as a function or an import binds it (and no enclosing
+; definition takes a parameter of that name), and any counts only when it resolves exact or through an import
+(arguments (identifier) @reference.value)
+(arguments (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(return_statement (identifier) @reference.value)
+(binary_expression right: (identifier) @reference.value)
+(pair value: (identifier) @reference.value)
+(pair value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(array (identifier) @reference.value)
+(variable_declarator value: (identifier) @reference.value)
+(variable_declarator value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(assignment_expression right: (identifier) @reference.value)
+(assignment_expression right: (member_expression object: [(this) (identifier) (super)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(call_expression
+  function: (member_expression
+    object: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value
+    property: (property_identifier) @_bind (#eq? @_bind "bind")))
