@@ -291,11 +291,16 @@ def _edges(
     scopes = _enclosing(
         [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
     )
-    # the scopes around a definition, innermost first: a function nested in another (`const f = () => ...` in
-    # a method) is qualified by its own name only, so its outer ones come from the definitions' parents
+    # the scopes around a definition, innermost first: a function nested in another (`const f = () => ...`,
+    # `socket.onopen = () => ...` in a method) is qualified by its own name only, so its outer ones are the
+    # definitions around it in the text (a method's class; a Go method's receiver type by its name)
     parents: dict[str, str] = {}
-    for d in defs:
-        parents.setdefault(d.qualname, d.parent)
+    around_def: list[_Def] = []
+    for d in defs:  # in source order, outer first
+        while around_def and d.node.start_byte >= around_def[-1].node.end_byte:
+            around_def.pop()
+        parents.setdefault(d.qualname, around_def[-1].qualname if around_def else "")
+        around_def.append(d)
     classes = {d.qualname for d in defs if d.kind.is_container}
     chains: dict[str, list[str]] = {}
 
@@ -305,7 +310,7 @@ def _edges(
             scope = start
             while scope and scope not in around and len(around) < 32:
                 around.append(scope)
-                scope = parents.get(scope, scope.rpartition(".")[0])
+                scope = parents.get(scope) or scope.rpartition(".")[0]
             around.append("")
         return chains[start]
 
@@ -340,7 +345,7 @@ def _edges(
             receiver = text.rsplit(".", 1)[0]
             around = chain(caller)
             made = (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
-            if not made and receiver == "this" and caller not in classes and "." not in caller:
+            if not made and receiver == "this" and not _in_class(caller, classes):
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
             alias = _concrete(types, around, made) if made else ""
@@ -362,6 +367,12 @@ def _edges(
                 for where, t in callbacks[start]
             )
     return tuple(out)
+
+
+def _in_class(qualname: str, classes: set[str]) -> bool:
+    """Whether a definition's qualified name is a member's of a class (what ``this.m()`` reads)."""
+    parts = qualname.split(".")
+    return any(".".join(parts[:end]) in classes for end in range(1, len(parts)))
 
 
 def _doc_links(

@@ -165,6 +165,10 @@ def test_typescript_functions_nested_in_a_method_see_its_variables_and_its_this(
     assert callers(engine, "sym://typescript/type/web/nested/Runner#go") == [
         ("web/nested.ts", 11, "flush", "exact", "call"),  # an arrow function's `this` is the method's
     ]
+    # `socket.onopen = () => {...}` in a method is a definition named `socket.onopen`: `socket` is no class
+    assert callers(engine, "sym://typescript/type/web/nested/Wire#reset") == [
+        ("web/nested.ts", 21, "socket.onopen", "exact", "call"),
+    ]
 
 
 def test_doc_comment_links_are_listed_by_callers_but_never_followed_by_impact(
