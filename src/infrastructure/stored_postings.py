@@ -34,10 +34,17 @@ MIN_CHUNKS = 500
 # A word in more than this share of the chunks is left out of any-word searches (sqlite_store.search_terms),
 # so storing it would cost index time for nothing.
 MAX_SHARE = 0.25
-# A segment with fewer chunks stores no word: FTS5 ranks any word it would store (at most MAX_SHARE of them, 2,000)
-# in ~2 ms, and building them there costs more than it saves (ts-rxjs, 2.5k chunks: +124 ms per full index,
-# most of it importing numpy).
-MIN_SEGMENT_CHUNKS = 8000
+# A segment with fewer chunks stores no word: FTS5 ranks any word it would store (at most MAX_SHARE of them, 3,000)
+# in ~3 ms, and building them there costs more than it saves (ts-rxjs, 2.5k chunks: +124 ms per full index,
+# most of it importing numpy). First-pass search CPU per question over 3 fresh processes, stored postings or
+# none (bench_polyglot's 20 questions; sqlalchemy's 16 on subsets of its tree), p50 / p95 / max in ms:
+#   go-x-tools 10.3k chunks   8.6 / 23.8 / 113  vs  9.2 / 13.8 / 38  (the first search imports numpy)
+#   rust-tokio-syn 11.4k      8.4 / 13.9 / 99   vs  7.6 / 11.5 / 22
+#   ts-effect 10.2k           7.6 / 25.8 / 101  vs  7.9 / 12.8 / 14
+#   sqlalchemy lib 13.4k     11.4 / 22.3 / 97   vs 14.3 / 21.3 / 23
+#   sqlalchemy lib+doc 19.5k 11.6 / 14.1 / 103  vs 21.0 / 31.0 / 36
+# and the build cost go-x-tools' full index ~0.4 s of CPU (1.3x -> 1.6x its parse-only pass).
+MIN_SEGMENT_CHUNKS = 12_000
 MAINTAIN_MAX_CHUNKS = 5000  # a batch writing more chunks drops the stored postings; the run's end rebuilds
 REBUILD_GROWTH = 0.25  # the run's end chooses the words again when the chunk count moved this much since
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
