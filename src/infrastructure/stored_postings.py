@@ -22,6 +22,7 @@ run's end stores them again.
 
 from __future__ import annotations
 
+import itertools
 import math
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -281,8 +282,8 @@ def build(
             ).fetchall()
             if not rows:
                 continue
-            both = np.array(rows, dtype=np.float64)  # rowids below 2**31: exact
-            at, score = both[:, 0].astype(np.int64), both[:, 1]
+            both = np.fromiter(itertools.chain.from_iterable(rows), np.float64, 2 * len(rows))
+            at, score = both[0::2].astype(np.int64), both[1::2]  # rowids below 2**31: exact
             k_of[:] = 0
             for file_id, n in in_path.get(term, ()):
                 if file_id < len(k_of):
