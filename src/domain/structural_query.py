@@ -262,8 +262,8 @@ def parse_structural(query: str) -> StructuralQuery:
     else:
         m = _INHERIT.search(text)
         if m and not _names_code(m.group(1)):
-            named = _INHERIT_NAMED_KIND.search(text)
-            m = named if named and _names_code(named.group(1)) else m
+            by_kind = _INHERIT_NAMED_KIND.search(text)
+            m = by_kind if by_kind and _names_code(by_kind.group(1)) else m
         m = m or _SUBCLASS_SUFFIX.search(text)
     qualifying: list[str] = []
     if m:

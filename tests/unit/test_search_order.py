@@ -6,9 +6,11 @@ import attrs
 
 from trifecta.application.search import (
     FILE_EVIDENCE,
+    OWNER_EVIDENCE,
     _at_matching_lines,
     _members_before_their_type,
     _with_file_evidence,
+    _with_owner_evidence,
 )
 from trifecta.domain.code import Chunk, ChunkKind, Hit
 
@@ -82,3 +84,16 @@ def test_two_hits_with_the_same_best_score_each_count_the_other() -> None:
     a, b = scored("a", "src/pool.ts", 5.0), scored("b", "src/pool.ts", 5.0)
     assert [h.score for h in _with_file_evidence([a, b])] == [5.0 + FILE_EVIDENCE * 5.0] * 2
     assert _with_file_evidence([]) == []
+
+
+def test_a_member_gains_a_share_of_its_owner_when_the_owner_is_a_hit() -> None:
+    owner, member, nested, stranger, elsewhere = (
+        scored("Promise", "memoize.go", 8.0),
+        scored("Promise.Get", "memoize.go", 5.0),
+        scored("Promise.Get.wait", "memoize.go", 2.0),  # a function nested in a method: the method owns it
+        scored("Store.Get", "memoize.go", 6.0),  # its owner is no hit
+        scored("Promise.Get", "other.go", 1.0),  # same name, another file: another Promise
+    )
+    out = [h.score for h in _with_owner_evidence([owner, member, nested, stranger, elsewhere])]
+    assert out == [8.0, 5.0 + OWNER_EVIDENCE * 8.0, 2.0 + OWNER_EVIDENCE * 5.0, 6.0, 1.0]
+    assert out[1] > out[3]  # the member of the class that answers passes the lone better method
