@@ -204,6 +204,7 @@ def _edges(
     returns: dict[int, str] = {}  # a function's start byte -> the class its annotation returns
     # a function's parameter's start byte -> ("i.j", the class its callback argument i gets as parameter j)
     callbacks: dict[int, list[tuple[str, str]]] = {}
+    pending: list[tuple[int, dict[str, list[ts.Node]]]] = []  # names read as values
     for pattern, captures in matches:
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
@@ -234,17 +235,8 @@ def _edges(
             if "typed.this" in captures:
                 in_method.add(start)
             continue
-        if "reference.value" in captures:
-            node = captures["reference.value"][0]
-            name_node = captures["value.name"][0] if "value.name" in captures else node
-            receiver = _text(captures["value.receiver"][0]) if "value.receiver" in captures else ""
-            point = name_node.start_point
-            name = _text(name_node)
-            text = f"{receiver}.{name}" if receiver else name
-            found.setdefault(
-                (node.start_byte, node.end_byte),
-                (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
-            )
+        if "reference.value" in captures:  # kept once the file's names are known (most are variables)
+            pending.append((pattern, captures))
             continue
         if "reference.doc" in captures:
             if doc_link is not None:
@@ -287,6 +279,8 @@ def _edges(
             )
         if key not in found or found[key][0] > pattern:
             found[key] = (pattern, edge)
+    if pending:
+        _values(pending, found, defs, typed)
     ordered = sorted(found.items())
     scopes = _enclosing(
         [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
@@ -327,20 +321,25 @@ def _edges(
             )
         if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
-    # a bare name read as a value counts when the file defines a function or imports something of that name
-    values = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
-    values.update(alias for kind, *_, alias in (e for _, e in found.values()) if kind is EdgeKind.IMPORT)
     by_qualname = {d.qualname: d for d in reversed(defs)}
+    params: dict[str, tuple[str, ...]] = {}
 
-    def _function_value(name: str, scopes: list[str]) -> bool:
-        return name in values and not any(name in _params(by_qualname[s]) for s in scopes if s in by_qualname)
+    def taken(name: str, scopes: list[str]) -> bool:
+        """Whether a definition around takes a parameter of that name (it is no function read as a value)."""
+        for scope in scopes:
+            if scope in by_qualname:
+                if scope not in params:
+                    params[scope] = _params(by_qualname[scope])
+                if name in params[scope]:
+                    return True
+        return False
 
     out: list[Edge] = []
     for (_, (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is EdgeKind.REFERENCE and text == name and not _function_value(name, chain(caller)):
-            continue  # a variable, or a parameter that takes the name
+        if kind is EdgeKind.REFERENCE and text == name and taken(name, chain(caller)):
+            continue  # a parameter that takes the name
         if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
             around = chain(caller)
@@ -367,6 +366,45 @@ def _edges(
                 for where, t in callbacks[start]
             )
     return tuple(out)
+
+
+def _values(
+    pending: list[tuple[int, dict[str, list[ts.Node]]]],
+    found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]],
+    defs: list[_Def],
+    typed: dict[int, tuple[str, str]],
+) -> None:
+    """The names read as values that may be functions, into ``found``: a bare name the file defines as a
+    function or an import binds; ``this.m`` for a method the file defines; ``X.m`` for ``X`` an import, a
+    class of the file or a typed variable (anything else cannot resolve ``exact`` or through an import)."""
+    functions = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
+    methods = {d.name for d in defs if d.kind is SymbolKind.METHOD}
+    holders = {d.name for d in defs if d.kind.is_container}
+    imported = {alias for _, (kind, *_, alias) in found.values() if kind is EdgeKind.IMPORT}
+    functions |= imported
+    holders |= imported
+    holders.update(variable for variable, _ in typed.values())
+    # compared as the source's bytes: most names read as values are variables, dropped without decoding
+    functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
+    holders_b = {n.encode() for n in holders}
+    for pattern, captures in pending:
+        node = captures["reference.value"][0]
+        name_node = captures["value.name"][0] if "value.name" in captures else node
+        if "value.receiver" in captures:
+            receiver = captures["value.receiver"][0].text
+            if not (name_node.text in methods_b if receiver == b"this" else receiver in holders_b):
+                continue
+            name = _text(name_node)
+            text = f"{receiver.decode() if receiver else ''}.{name}"
+        elif name_node.text in functions_b:
+            name = text = _text(name_node)
+        else:
+            continue
+        point = name_node.start_point
+        found.setdefault(
+            (node.start_byte, node.end_byte),
+            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
+        )
 
 
 def _in_class(qualname: str, classes: set[str]) -> bool:
