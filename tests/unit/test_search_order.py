@@ -13,6 +13,7 @@ from trifecta.application.search import (
     _with_owner_evidence,
 )
 from trifecta.domain.code import Chunk, ChunkKind, Hit
+from trifecta.domain.rewrite_policy import Focus
 
 
 def hit(kind: ChunkKind, symbol: str, path: str = "src/retry.ts", body: str = "", start: int = 1) -> Hit:
@@ -97,3 +98,13 @@ def test_a_member_gains_a_share_of_its_owner_when_the_owner_is_a_hit() -> None:
     out = [h.score for h in _with_owner_evidence([owner, member, nested, stranger, elsewhere])]
     assert out == [8.0, 5.0 + OWNER_EVIDENCE * 8.0, 2.0 + OWNER_EVIDENCE * 5.0, 6.0, 1.0]
     assert out[1] > out[3]  # the member of the class that answers passes the lone better method
+
+
+def test_test_members_gain_from_their_owner_only_when_the_question_asks_for_tests() -> None:
+    owner, member = (
+        scored("HashTest", "tests/test_hash.py", 8.0),
+        scored("HashTest.check", "tests/test_hash.py", 5.0),
+    )
+    assert [h.score for h in _with_owner_evidence([owner, member])] == [8.0, 5.0]
+    asked = _with_owner_evidence([owner, member], Focus.TESTS)
+    assert [h.score for h in asked] == [8.0, 5.0 + OWNER_EVIDENCE * 8.0]
