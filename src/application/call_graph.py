@@ -92,6 +92,7 @@ class CallGraph:
         self._reader = reader
         self._rules = rules
         self._candidates: dict[str, list[Candidate]] = {}
+        self._named: dict[str, dict[tuple[str, str], Symbol]] = {}
         self._contexts: dict[str, FileContext] = {}
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._importers: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
@@ -127,11 +128,19 @@ class CallGraph:
 
     def candidates(self, name: str) -> list[Candidate]:
         if name not in self._candidates:
+            found = self._reader.find_symbols(name=name)
+            self._named[name] = {(p, s.qualname): s for p, s in reversed(found)}  # the first of a name
             self._candidates[name] = [
                 Candidate(path=p, qualname=s.qualname, kind=s.kind, module=self.module(p), bases=s.bases)
-                for p, s in self._reader.find_symbols(name=name)
+                for p, s in found
             ]
         return self._candidates[name]
+
+    def symbol(self, path: str, qualname: str) -> Symbol | None:
+        """A definition, from the look-up of its name (not the whole file's symbols)."""
+        name = qualname.rsplit(".", 1)[-1]
+        self.candidates(name)
+        return self._named[name].get((path, qualname))
 
     def load_contexts(self, paths: Iterable[str]) -> None:
         """The imports of many files in one look-up."""
@@ -300,7 +309,9 @@ class CallGraph:
                         break
         declared: list[tuple[Candidate, Relation]] = []
         if related:
-            for c in self.candidates(symbol.name):
+            methods = [c for c in self.candidates(symbol.name) if c.kind is SymbolKind.METHOD]
+            self.load_contexts(c.path for c in methods)  # their classes' bases are read there: one look-up
+            for c in methods:
                 key = (c.path, c.qualname)
                 how = relations[key] if key in relations else relation(asked, c, self.segment)
                 if how is not None:
@@ -575,7 +586,7 @@ class CallersUseCase(_GraphUseCase):
         ]
         # and the family's declarations (an override, the interface's member it implements)
         for c, how in sorted(declared, key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)):
-            definition = next((s for s in graph.symbols(c.path) if s.qualname == c.qualname), None)
+            definition = graph.symbol(c.path, c.qualname)
             if definition is not None and not _STATIC.match(definition.signature):
                 hits.append(
                     {"path": c.path, "line": definition.def_line, "column": 0, "symbol": c.qualname, "uri": None,
