@@ -175,7 +175,8 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
     defs = _definitions(matches, spec)
     parsed = _extract(path, lines, data, defs, spec)
-    parsed = attrs.evolve(parsed, edges=_edges(matches, defs, _doc_link(spec.doc_link)))
+    docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
+    parsed = attrs.evolve(parsed, edges=_edges(matches, defs, docs))
     return attrs.evolve(parsed, error=error) if error else parsed
 
 
@@ -183,17 +184,17 @@ _QUOTES = "\"'`"
 
 
 @functools.cache
-def _doc_link(pattern: str) -> re.Pattern[str] | None:
-    return re.compile(pattern) if pattern else None
+def _doc_link(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode("utf-8"))
 
 
 def _edges(
     matches: list[tuple[int, dict[str, list[ts.Node]]]],
     defs: list[_Def],
-    doc_link: re.Pattern[str] | None = None,
+    docs: Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = (),
 ) -> tuple[Edge, ...]:
     """Call sites (`@reference.call`), imports (`@reference.import`) and names doc comments link to
-    (`@reference.doc`, read with the row's ``doc_link``), each with its innermost enclosing definition. A
+    (``docs``: ``_doc_links``), each with its innermost enclosing definition. A
     call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import binds its
     alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`); a doc link's
     text is the name as written, `#` and `::` read as `.` (`Subject#next`, `Type::method`)."""
@@ -238,12 +239,6 @@ def _edges(
         if "reference.value" in captures:  # kept once the file's names are known (most are variables)
             pending.append((pattern, captures))
             continue
-        if "reference.doc" in captures:
-            if doc_link is not None:
-                comment = captures["reference.doc"][0]
-                for start, link in _doc_links(comment, doc_link):
-                    found.setdefault((start, start), (pattern, link))
-            continue
         if "reference.returns" in captures and "returns.type" in captures:
             returns[captures["reference.returns"][0].start_byte] = _text(captures["returns.type"][0])
             continue
@@ -281,6 +276,8 @@ def _edges(
             found[key] = (pattern, edge)
     if pending:
         _values(pending, found, defs, typed)
+    for start, link in docs:
+        found.setdefault((start, start), (-1, link))
     ordered = sorted(found.items())
     scopes = _enclosing(
         [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
@@ -414,23 +411,26 @@ def _in_class(qualname: str, classes: set[str]) -> bool:
 
 
 def _doc_links(
-    comment: ts.Node, doc_link: re.Pattern[str]
-) -> Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]]:
-    """(start byte, edge) of each name a comment links to."""
-    data = comment.text or b""
-    text = data.decode("utf-8", "replace")
-    for match in doc_link.finditer(text):
-        written = re.sub(r"::|#", ".", match.group(1))
+    root: ts.Node, data: bytes, doc_link: re.Pattern[bytes], comments: frozenset[str]
+) -> list[tuple[int, tuple[EdgeKind, int, int, str, str, str]]]:
+    """(start byte, edge) of each name a doc comment links to (``doc_link``'s first group), found in the
+    file's text and kept where a comment holds it: one pass of the expression, none per comment."""
+    out = []
+    for match in doc_link.finditer(data):
+        node: ts.Node | None = root.descendant_for_byte_range(match.start(1), match.start(1))
+        for _ in range(3):  # the comment, or what it holds (Rust's doc_comment in a line_comment)
+            if node is None or node.type in comments:
+                break
+            node = node.parent
+        if node is None or node.type not in comments:
+            continue  # a string, code
+        written = re.sub(r"::|#", ".", match.group(1).decode("utf-8", "replace"))
         name = written.rsplit(".", 1)[-1]
-        before = text[: match.end(1) - len(name)].encode("utf-8")  # the edge's column is its name's
-        row = comment.start_point.row + before.count(b"\n")
-        column = (
-            len(before) - before.rfind(b"\n") - 1
-            if b"\n" in before
-            else comment.start_point.column + len(before)
-        )
-        edge = (EdgeKind.DOC, row + 1, column, name, written, "")
-        yield comment.start_byte + len(before), edge
+        start = match.end(1) - len(name.encode("utf-8"))  # the edge's column is its name's
+        line_start = data.rfind(b"\n", 0, start) + 1
+        edge = (EdgeKind.DOC, data.count(b"\n", 0, start) + 1, start - line_start, name, written, "")
+        out.append((start, edge))
+    return out
 
 
 def _inferred(type_text: str) -> bool:

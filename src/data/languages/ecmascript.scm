@@ -80,9 +80,6 @@
     function: (identifier) @_require (#eq? @_require "require")
     arguments: (arguments . (string (string_fragment) @import.source)))) @reference.import
 
-; doc comments that link to a name (`{@link name}`: the row's doc_link reads the names)
-((comment) @reference.doc (#match? @reference.doc "\\{@link"))
-
 ; functions read as values (@reference.value: the name, or `this.m` / `X.m` with @value.receiver and
 ; @value.name): an argument, a returned, assigned or stored value, a fallback (`a ?? f`), `this.m.bind(this)`;
 ; a bare name counts only when the file defines it as a function or an import binds it (and no enclosing

@@ -34,6 +34,3 @@
 (call_expression
   function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call
 (import_spec name: (package_identifier)? @import.alias path: (interpreted_string_literal) @import.source) @reference.import
-
-; doc comments that link to a name (`[Name]`, `[pkg.Name]`: the row's doc_link reads the names)
-((comment) @reference.doc (#match? @reference.doc "\\[[*A-Za-z_]"))

@@ -28,6 +28,3 @@
 (call_expression
   function: (generic_function function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name))) @reference.call
 (macro_invocation macro: (identifier) @call.name) @reference.call
-
-; doc comments that link to a name ([`name`], [`Type::method`]: the row's doc_link reads the names)
-([(line_comment) (block_comment)] @reference.doc (#match? @reference.doc "\\[`"))
