@@ -615,15 +615,23 @@ class SearchSegment:
     # ------------------------------------------------------------------ lexical engine
     def _lexical(self, query: str, limit: int, focus: Focus) -> list[Hit]:
         terms = query_terms(query)
-        if self._lexicon is not None and self._lexicon.is_spanish(query):
+        # a Spanish phrase's English words are one term: "tiempo de espera" -> timeout | deadline | timer
+        phrases: list[list[str]] = []
+        spanish = self._lexicon is not None and self._lexicon.is_spanish(query)
+        if self._lexicon is not None and spanish:
             # Spanish function words match no English code: left in, they fail the all-words search
+            expanded = self._lexicon.expand_query(query)
             content = {fold(w) for w in self._lexicon.content_words(query)}
-            terms = [t for t in terms if fold(t) in content] or terms
-        if not terms:  # only stop words or punctuation: search what there is
+            in_phrase = {fold(w) for word, alts in expanded if " " in word and alts for w in word.split()}
+            phrases = [list(alts[:5]) for word, alts in expanded if " " in word and alts]
+            terms = [t for t in terms if fold(t) in content and fold(t) not in in_phrase] or (
+                [] if phrases else terms
+            )
+        if not terms and not phrases:  # only stop words or punctuation: search what there is
             terms = query_terms(query, keep_stop_words=True)
-        if not terms:
+        if not terms and not phrases:
             return []
-        groups = [self._alternatives(t) for t in terms[:32]]
+        groups = [*(self._alternatives(t) for t in terms[:32]), *phrases]
         pool = max(limit * 5, 50)
         scored: dict[str, tuple[Chunk, float]] = {}
         if len(groups) > 1:
@@ -636,9 +644,10 @@ class SearchSegment:
         words = {fold(w) for t in terms for w in [t, *split_identifier(t)]}
         # a word naming a file or folder says where the answer lives ("how does textwrap wrap lines")
         places = words & self._place_words()
-        if self._lexicon is not None and self._lexicon.is_spanish(query):
+        if self._lexicon is not None and spanish:
             # a Spanish word names code by its translation: "¿cómo se comprime...?" is about `compress`
             words |= {w for t in terms for w in self._lexicon.translations.get(fold(t), ())}
+            words |= {w for alts in phrases for w in alts}
         named = named_identifiers(query)
         secondary = not asks_for_secondary_files(query)  # .d.ts, generated, vendored: last unless asked for
         hits = [

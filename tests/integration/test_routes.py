@@ -281,6 +281,34 @@ def test_a_spanish_word_counts_as_its_translation_in_a_name(tmp_path: Path, quer
     assert [h["symbol"] for h in hits[:2]] == ["compress", "store_payload"]
 
 
+PARSER = '''
+def accept_as_ident(name):
+    """False for keyword names: a reserved word is no identifier."""
+    return name not in KEYWORDS
+
+
+def parse_ident(stream):
+    """Read the next identifier from the stream."""
+    token = stream.next()
+    return token if accept_as_ident(token) else None
+
+
+def split_words(text):
+    """Words of a text, to allocate a buffer for each word."""
+    return text.split()
+'''
+
+
+def test_a_spanish_phrase_is_searched_by_its_translation(tmp_path: Path) -> None:
+    # "palabras reservadas" is "keyword"/"reserved", not "word" + "allocate" (split_words says both)
+    (tmp_path / "ident.py").write_text(PARSER)
+    with trifecta.open(tmp_path) as eng:
+        eng.index()
+        hits = eng.search("¿cómo se rechazan las palabras reservadas?").to_dict()["data"]["hits"]
+    assert hits[0]["symbol"] == "accept_as_ident"
+    assert "split_words" not in [h["symbol"] for h in hits]
+
+
 def test_a_pasted_message_is_found_where_it_is_written(tmp_path: Path) -> None:
     """A description that is the code's own words (an error message pasted without quotes) is searched as a
     pattern when the segment holds it verbatim in a few places; the neighbours that share its words follow."""
