@@ -322,11 +322,19 @@ def _edges(
     params: dict[str, tuple[str, ...]] = {}
 
     def taken(name: str, scopes: list[str]) -> bool:
-        """Whether a definition around takes a parameter of that name (it is no function read as a value)."""
+        """Whether a definition around takes a parameter of that name or declares a variable of it (`const
+        cron = ...` in a callback of the function `cron`'s module): it is no function read as a value."""
         for scope in scopes:
             if scope in by_qualname:
                 if scope not in params:
-                    params[scope] = _params(by_qualname[scope])
+                    node = by_qualname[scope].node
+                    inner = {  # `const f = () => ...` inside it declares the function itself
+                        d.name
+                        for d in defs
+                        if node.start_byte < d.node.start_byte and d.node.end_byte <= node.end_byte
+                    }
+                    declared = {d.decode() for d in _DECLARED.findall(node.text or b"")} - inner
+                    params[scope] = (*_params(by_qualname[scope]), *declared)
                 if name in params[scope]:
                     return True
         return False
@@ -363,6 +371,9 @@ def _edges(
                 for where, t in callbacks[start]
             )
     return tuple(out)
+
+
+_DECLARED = re.compile(rb"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")  # a variable a definition declares
 
 
 def _values(

@@ -189,7 +189,8 @@ def test_typescript_functions_read_as_values_are_references_and_a_parameter_of_t
     engine: trifecta.Engine,
 ) -> None:
     # web/values.ts: `register(helper, operate)` where `operate` is a parameter, `this.onClick.bind(this)`,
-    # `helper2 ?? helper`, `{ run: helper, start: operate }` (the imported function)
+    # `helper2 ?? helper`, `{ run: helper, start: operate }` (the imported function); not line 19, where
+    # `shadow` declares its own `helper`
     assert callers(engine, "sym://typescript/type/web/values/helper") == [
         ("web/values.ts", 8, "Panel2.wire", "exact", "reference"),
         ("web/values.ts", 10, "Panel2.wire", "exact", "reference"),
