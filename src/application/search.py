@@ -24,6 +24,7 @@ from ..domain.ranking import (
     SECONDARY_MULTIPLIER,
     asks_for_secondary_files,
     is_secondary_file,
+    name_stem,
     reciprocal_rank_fusion,
 )
 from ..domain.rewrite_policy import Focus, focus_multiplier, infer_focus, is_test_file
@@ -650,10 +651,12 @@ class SearchSegment:
             words |= {w for alts in phrases for w in alts}
         named = named_identifiers(query)
         secondary = not asks_for_secondary_files(query)  # .d.ts, generated, vendored: last unless asked for
+        # "suggested" names `SuggestionsFor` as "suggest" would
+        stems = frozenset(name_stem(w) for w in words)
         hits = [
             Hit(
                 chunk=ch,
-                score=self._rescore(ch, score, words, focus, places, named)
+                score=self._rescore(ch, score, stems, focus, places, named)
                 * (SECONDARY_MULTIPLIER if secondary and is_secondary_file(ch.path) else 1.0),
                 match_type="lexical",
             )
@@ -726,12 +729,12 @@ class SearchSegment:
     def _rescore(
         chunk: Chunk,
         score: float,
-        words: set[str],
+        stems: frozenset[str],
         focus: Focus,
         places: set[str] | frozenset[str] = frozenset(),
         named: frozenset[str] = frozenset(),
     ) -> float:
-        overlap = len(words & _name_words(chunk.name))
+        overlap = len(stems & _name_stems(chunk.name))
         if overlap:
             score *= 1.0 + 0.25 * overlap
         if named and chunk.symbol:  # the question names this definition as code: `ObservableMap.set`
@@ -792,6 +795,12 @@ def _path_words(path: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=16384)
+def _name_stems(name: str) -> frozenset[str]:
+    """The stems of a chunk name's words: `SuggestionsFor` matches a question that says "suggested"."""
+    return frozenset(name_stem(w) for w in _name_words(name))
+
+
 def _name_words(name: str) -> frozenset[str]:
     """A chunk name and its identifier parts, folded (asked for every ranked chunk of every search)."""
     return frozenset({fold(p) for p in split_identifier(name)} | {fold(name)})

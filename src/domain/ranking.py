@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
@@ -44,3 +45,22 @@ def is_secondary_file(path: str) -> bool:
 def asks_for_secondary_files(query: str) -> bool:
     """The question is about declarations, generated, minified or vendored code, so they rank as usual."""
     return _ASKS_SECONDARY.search(query) is not None
+
+
+# English endings a name word and a question word may differ by (suggest ~ suggestions ~ suggested, parse ~
+# parser ~ parsing); longest first
+_NAME_WORD_ENDINGS = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s")
+
+
+@functools.lru_cache(maxsize=65536)
+def name_stem(word: str) -> str:
+    """A folded word less one English ending and a final e, keeping at least four letters: what a question's
+    word and a name's part share when they are one word in two forms (`suggested` and `SuggestionsFor` ->
+    suggest, `parse` and `parser` -> pars); `set` and `settings`, `time` and `timeout` stay apart."""
+    for ending in _NAME_WORD_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            word = word[: -len(ending)]
+            break
+    if word.endswith("e") and len(word) >= 5:
+        word = word[:-1]
+    return word

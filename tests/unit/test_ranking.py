@@ -17,3 +17,13 @@ def test_declaration_generated_minified_and_vendored_files_are_secondary_unless_
     assert asks_for_secondary_files("where are the type declarations for the router")
     assert asks_for_secondary_files("which generated protobuf messages carry the user id")
     assert not asks_for_secondary_files("how does the router match a path")
+
+
+def test_a_name_word_and_a_question_word_in_two_forms_share_a_stem() -> None:
+    from trifecta.domain.ranking import name_stem
+
+    assert name_stem("suggested") == name_stem("suggestions") == name_stem("suggest")
+    assert name_stem("parse") == name_stem("parser") == name_stem("parsing") == name_stem("parses")
+    assert name_stem("connection") == name_stem("connect")
+    for short, longer in (("set", "settings"), ("time", "timeout"), ("transaction", "transform")):
+        assert name_stem(short) != name_stem(longer)

@@ -7,12 +7,14 @@ import attrs
 from trifecta.application.search import (
     FILE_EVIDENCE,
     OWNER_EVIDENCE,
+    SearchSegment,
     _at_matching_lines,
     _members_before_their_type,
     _with_file_evidence,
     _with_owner_evidence,
 )
 from trifecta.domain.code import Chunk, ChunkKind, Hit
+from trifecta.domain.ranking import name_stem
 from trifecta.domain.rewrite_policy import Focus
 
 
@@ -108,3 +110,15 @@ def test_test_members_gain_from_their_owner_only_when_the_question_asks_for_test
     assert [h.score for h in _with_owner_evidence([owner, member])] == [8.0, 5.0]
     asked = _with_owner_evidence([owner, member], Focus.TESTS)
     assert [h.score for h in asked] == [8.0, 5.0 + OWNER_EVIDENCE * 8.0]
+
+
+def test_a_question_word_names_a_definition_in_another_form() -> None:
+    # "suggested" is a word of `SuggestionsFor`, as "suggest" or "suggestions" would be; "suggestive" is not
+    chunk = hit(ChunkKind.METHOD, "Command.SuggestionsFor", path="command.go").chunk
+
+    def score(*words: str) -> float:
+        return SearchSegment._rescore(chunk, 1.0, frozenset(name_stem(w) for w in words), Focus.ALL)
+
+    assert score("suggested") == score("suggestions") == 1.25
+    assert score("suggested", "command") == 1.25  # the owner's name is not the definition's
+    assert score("suggestive") == score("similar") == 1.0
