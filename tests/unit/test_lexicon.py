@@ -54,6 +54,15 @@ def test_english_question_gets_code_synonyms() -> None:
 
 
 @pytest.mark.parametrize(
+    ("word", "abbreviation"),
+    [("estimate", "eta"), ("message", "msg"), ("context", "ctx"), ("temporary", "tmp"), ("previous", "prev")],
+)
+def test_a_word_is_also_searched_as_the_abbreviation_code_writes(word: str, abbreviation: str) -> None:
+    assert abbreviation in LEX.expand(word)
+    assert "calc" not in LEX.expand("calculate")  # `_calc_mode` is no answer to "where is X calculated"
+
+
+@pytest.mark.parametrize(
     ("query", "expected"),
     [
         ("¿Cómo se cierra la conexión?", {"cierra": "close", "conexión": "connection"}),
