@@ -212,14 +212,16 @@ def _edges(
             position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
             callbacks.setdefault(param.start_byte, []).append((position, _text(captures["callback.type"][0])))
             continue
-        if "reference.typed" in captures and "typed.callee" in captures and "typed.name" in captures:
+        if captures.keys() == {"reference.typed", "typed.name"}:  # an untyped arrow function parameter
             node = captures["reference.typed"][0]  # an arrow function's parameter (or its one bare name)
             arrow = node.parent if node.type == "identifier" else node.parent.parent if node.parent else None
-            if arrow is None:
-                continue
-            callee = re.sub(r"\s+", "", _text(captures["typed.callee"][0]))
-            j = 0 if node.type == "identifier" else _position(node)
-            typed[node.start_byte] = (_text(captures["typed.name"][0]), f"{callee}()#{_position(arrow)}.{j}")
+            callee = _callee_of(arrow)
+            if arrow is not None and callee is not None:
+                j = 0 if node.type == "identifier" else _position(node)
+                typed[node.start_byte] = (
+                    _text(captures["typed.name"][0]),
+                    f"{callee}()#{_position(arrow)}.{j}",
+                )
             continue
         if "reference.typed" in captures and ("typed.type" in captures or "typed.call" in captures):
             if "typed.name" in captures:
@@ -448,6 +450,21 @@ def _inferred(type_text: str) -> bool:
     """Whether a variable's type is what a call returns (``f()``) or hands a callback (``f()#0.1``), looked
     up when asked, rather than a type the code declares."""
     return type_text.endswith("()") or "()#" in type_text
+
+
+def _callee_of(argument: ts.Node | None) -> str | None:
+    """The callee as written (`operate`, `this.make`, `Observable`) of the call or `new` an argument is
+    passed to; None when it is no argument, or the callee is no name or member."""
+    arguments = argument.parent if argument is not None else None
+    call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    callee = (
+        call.child_by_field_name("function" if call.type == "call_expression" else "constructor")
+        if call is not None and call.type in ("call_expression", "new_expression")
+        else None
+    )
+    if callee is None or callee.type not in ("identifier", "member_expression"):
+        return None
+    return re.sub(r"\s+", "", _text(callee))
 
 
 def _position(node: ts.Node) -> int:
