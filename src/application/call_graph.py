@@ -773,7 +773,7 @@ class DefinitionUseCase(_GraphUseCase):
             (
                 e
                 for e in edges
-                if e.kind in (EdgeKind.CALL, EdgeKind.REFERENCE)
+                if e.kind in (EdgeKind.CALL, EdgeKind.REFERENCE, EdgeKind.DOC)
                 and e.column <= start < e.column + max(len(e.name), 1)
             ),
             None,

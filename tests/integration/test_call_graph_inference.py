@@ -202,3 +202,16 @@ def test_typescript_functions_read_as_values_are_references_and_a_parameter_of_t
     assert [
         h for h in callers(engine, "sym://typescript/type/web/callbacks/operate") if h[0] == "web/values.ts"
     ] == [("web/values.ts", 15, "table", "import", "reference")]
+
+
+def test_the_definition_of_a_doc_comments_link(engine: trifecta.Engine) -> None:
+    # web/docs.ts line 4: `/** Calls {@link Doc#render} through {@link operate}. */`
+    line = (FIXTURE / "web" / "docs.ts").read_text().split("\n")[3]
+    data = engine.definition("web/docs.ts", 4, line.index("render") + 1, engine="index").to_dict()["data"]
+    assert (data["expression"], data["resolution"], [d["symbol"] for d in data["definitions"]]) == (
+        "Doc.render",  # the link as written, `#` read as `.`
+        "exact",
+        ["Doc.render"],
+    )
+    data = engine.definition("web/docs.ts", 4, line.index("operate") + 1, engine="index").to_dict()["data"]
+    assert (data["resolution"], [d["path"] for d in data["definitions"]]) == ("import", ["web/callbacks.ts"])
