@@ -188,6 +188,8 @@ _RELATION_WORDS = frozenset(
     {"of", "from", "de", "del", "the", "a", "an", "la", "el", "los", "las", "s", "directly", "directamente",
      "class", "clase", "base", "parent", "abstract", "interface", "interfaz", "trait", "protocol", "protocolo"}
 )  # fmt: skip
+# values, not types: "returns True if ..." describes a predicate, it names no result type
+_LITERAL_VALUES = frozenset({"true", "false", "none", "null", "nil", "undefined", "self", "this"})
 # words a listing may hold besides its kind and scope: "which interfaces are defined in server?"
 _LISTING_WORDS = frozenset(
     "which what list show me find all every each any the a an are is there that these those defined declared "
@@ -279,12 +281,15 @@ def parse_structural(query: str) -> StructuralQuery:
         decorator = d.group(1).rstrip(".")
         if "<" in decorator:  # "@<name>.setter": any name
             decorator = "*." + decorator.rsplit(".", 1)[-1]
-    elif named := next((name for pattern, name in _NAMED_DECORATORS if pattern.search(text)), ""):
+    elif named := next(
+        (name for pattern, name in _NAMED_DECORATORS if (n := pattern.search(text)) and _plural(n.group(0))),
+        "",
+    ):
         decorator = named
-    elif _PROPERTY.search(text):
+    elif (p := _PROPERTY.search(text)) and _plural(p.group(0)):
         decorator = "property"
     r = _RETURNS.search(text)
-    if r and _names_code(r.group(1)):
+    if r and _names_code(r.group(1)) and r.group(1).lower() not in _LITERAL_VALUES:
         returns = r.group(1).rstrip(".").rsplit(".", 1)[-1]
         rest = rest.replace(r.group(0), " ")
     kinds, plural, rest = _kinds(rest)
@@ -340,6 +345,12 @@ def parse_structural(query: str) -> StructuralQuery:
         described=described,
         exceptions=bool(_EXCEPTION_CLASSES.search(text)),
     )
+
+
+def _plural(phrase: str) -> bool:
+    """A construct named in the plural ("properties", "class methods", "métodos de clase"): what a question
+    listing a set says; a description of one definition says "a property which...", "context manager"."""
+    return any(w.endswith("s") and w not in ("class", "clase") for w in phrase.lower().split())
 
 
 def _names_code(word: str) -> bool:

@@ -166,3 +166,25 @@ def test_a_question_is_described_when_it_says_more_than_its_filters(query: str, 
 )
 def test_a_question_may_ask_for_exception_classes(query: str, exceptions: bool) -> None:
     assert parse_structural(query).exceptions is exceptions
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "A property which is `True` for 1xx status codes, `False` otherwise.",
+        "Returns True if the current name is defined in a stub file.",
+        "Mixin class providing context manager functionality via a generator.",
+        "Return None when the static method is missing",
+    ],
+)
+def test_a_description_of_one_definition_is_no_set(query: str) -> None:
+    # a docstring's first sentence names one property or context manager, and "returns True" no result type
+    sq = parse_structural(query)
+    assert (sq.decorator, sq.returns) == ("", "")
+
+
+def test_constructs_named_in_the_plural_are_a_set() -> None:
+    assert parse_structural("which properties of Response are cached").decorator == "property"
+    assert parse_structural("context managers in contextlib").decorator == "contextmanager"
+    assert parse_structural("métodos de clase de TarFile").decorator == "classmethod"
+    assert parse_structural("methods that return a *flag.FlagSet").returns == "FlagSet"
