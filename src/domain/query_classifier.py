@@ -899,6 +899,10 @@ class _Decision:
     confidence: float | None = None  # fixed by the rule instead of computed from the evidence
 
 
+# prose words beside quoted code that make a description of behaviour, not a look-up of the code
+_DESCRIPTION_WITH_CODE_WORDS = 2
+
+
 def _decide(ev: _Evidence) -> _Decision | None:
     """The priority rules for one clause; None when there is no usable evidence."""
     pattern = ev.named_code
@@ -972,6 +976,15 @@ def _decide(ev: _Evidence) -> _Decision | None:
         if ev.plural_construct and not explicit:
             return _Decision(
                 category=QueryCategory.STRUCTURAL, reasoning="Constructs of a kind, scoped by exact names"
+            )
+        if ev.content_words >= _DESCRIPTION_WITH_CODE_WORDS and {
+            name for name, kind in ev.hits if kind in _PATTERN_KINDS
+        } == {"quoted_identifier"}:
+            # "Removes `f` from the list of change listeners": a description that quotes code, not a lookup
+            return _Decision(
+                category=QueryCategory.HYBRID,
+                reasoning="A description that quotes code: its words first, the code as a literal too",
+                extra=("mixed_types",),
             )
         return _Decision(category=QueryCategory.PATTERN, reasoning="Exact text: a literal search finds it")
     if construct:

@@ -640,3 +640,21 @@ def test_huge_query_is_bounded() -> None:
     result = classify("where is the retry logic " * 5000)
     _check(result)
     assert result.category is M
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Removes ``f`` from the list of change listeners.",
+        "Returns `True` for 5xx status codes, `False` otherwise.",
+        "Get non-vararg parameters of `func` as an ordered dict.",
+    ],
+)
+def test_a_description_that_quotes_code_is_no_literal_lookup(query: str) -> None:
+    # a docstring-like sentence with code in backticks: its words lead, the quoted code is a literal beside them
+    assert classify(query).category is QueryCategory.HYBRID
+
+
+def test_quoted_code_with_few_words_is_still_a_lookup() -> None:
+    assert classify("where is `parse_header` called").category is QueryCategory.PATTERN
+    assert classify(r"self\.inventory\.\w+\(sku").category is QueryCategory.PATTERN
