@@ -587,6 +587,38 @@ def _callback_classes(text: str, caller: str, ctx: FileContext, segment: Segment
     return out
 
 
+def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candidate]:
+    """The classes a field holds, as the first of ``cls`` and its bases (depth first) that types it says
+    (its RETURN edge of ``Class.field``, alias "field": a declared type, ``new C()``, a call's value)."""
+    if segment.returns is None or segment.context_of is None:
+        return []
+    typed = segment.returns(field)
+    seen: set[tuple[str, str]] = set()
+    todo = [(cls, 0)]
+    while todo:
+        current, depth = todo.pop(0)
+        if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
+            continue
+        seen.add((current.path, current.qualname))
+        key = (current.path, f"{current.qualname}.{field}")
+        texts = [t.removeprefix("#field ") for t in typed.get(key, ()) if t.startswith("#field ")]
+        where = segment.context_of(current.path)
+        if texts and where is not None:
+            return list(
+                dict.fromkeys(
+                    c
+                    for text in texts
+                    for c in (
+                        _returned_classes(text, key[1], where, segment)  # as the class's code reads it
+                        if text.endswith("()")
+                        else _classes_named(text, where, segment)
+                    )
+                )
+            )
+        todo.extend((b, depth + 1) for b in base_classes(current, segment))
+    return []
+
+
 def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Segment) -> list[Candidate]:
     """The classes one of a call's receiver types names: a class as written, ``f()``'s return, or what
     ``f`` hands a callback (``f()#i.j``)."""
@@ -636,6 +668,17 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             hits = _member(owner, edge.name, segment, by_place, skip_own=parts[0] in _SUPER)
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
+    if len(parts) == 3 and parts[0] in ctx.self_names and not edge.alias:
+        # `this.source.subscribe()`: a field the class inherits, typed where a base declares it
+        owner = enclosing_class(edge.caller, ctx, lookup)
+        if owner is not None:
+            hits = [
+                h
+                for t in _field_classes(owner, parts[1], segment)
+                for h in _member(t, edge.name, segment, by_place)
+            ]
+            if hits:
+                return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     if edge.alias and len(parts) >= 2:
         hits = [
             h

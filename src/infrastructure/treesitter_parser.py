@@ -372,6 +372,22 @@ def _edges(
                 Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=t, alias=where)
                 for where, t in callbacks[start]
             )
+    # what a class's fields hold, for the methods of the classes that inherit them (`this.source.subscribe()`
+    # where `source` is declared in a base class): RETURN edges of `Class.field`, alias "field"
+    out.extend(
+        Edge(
+            kind=EdgeKind.RETURN,
+            caller=f"{scope}.{field}",
+            line=0,
+            column=0,
+            name=field,
+            text=t,
+            alias="field",
+        )
+        for (scope, variable), t in types.items()
+        if scope in classes and variable.startswith("this.") and "()#" not in t
+        for field in (variable.removeprefix("this."),)
+    )
     return tuple(out)
 
 

@@ -116,9 +116,11 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
     assert related(engine, "sym://typescript/type/web/family/Resource#close") == [
         (11, "Pipe.close", None, None),  # super.close()
         (21, "shut", None, None),  # r: Resource
+        (45, "Child.run", None, None),  # this.resource: a field Child inherits, typed in Holder
         (20, "shut", "base", "Closable.close"),  # c: Closable may be a Resource
         (22, "shut", "override", "Pipe.close"),
         (23, "shut", "sibling", "Socket.close"),  # both implement Closable.close
+        (46, "Child.run", "sibling", "Socket.close"),
         # then the family's declarations: what a changed signature must change too
         (2, "Closable.close", "base", "Closable.close"),
         (10, "Pipe.close", "override", "Pipe.close"),
@@ -130,13 +132,17 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
         (11, "Pipe.close", "base", "Resource.close"),
         (20, "shut", "base", "Closable.close"),
         (21, "shut", "base", "Resource.close"),
+        (45, "Child.run", "base", "Resource.close"),
         (23, "shut", "sibling", "Socket.close"),
+        (46, "Child.run", "sibling", "Socket.close"),
         (2, "Closable.close", "base", "Closable.close"),
         (6, "Resource.close", "base", "Resource.close"),
         (16, "Socket.close", "sibling", "Socket.close"),
     ]
     impact = engine.impact("sym://typescript/type/web/family/Pipe#close").to_dict()["data"]
     assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut"]
+    # a field the class inherits is typed where its base declares it (`made = new Socket()` in Holder)
+    assert (46, "Child.run", None, None) in related(engine, "sym://typescript/type/web/family/Socket#close")
     # static members have no family: `Factory.make()` is no call of SubFactory.make
     assert related(engine, "sym://typescript/type/web/family/SubFactory#make") == []
     assert related(engine, "sym://typescript/type/web/family/Factory#make") == [(35, "build", None, None)]
