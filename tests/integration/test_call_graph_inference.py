@@ -119,6 +119,7 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
         (45, "Child.run", None, None),  # this.resource: a field Child inherits, typed in Holder
         (20, "shut", "base", "Closable.close"),  # c: Closable may be a Resource
         (22, "shut", "override", "Pipe.close"),
+        (53, "Owner.shutPipe", "override", "Pipe.close"),
         (23, "shut", "sibling", "Socket.close"),  # both implement Closable.close
         (46, "Child.run", "sibling", "Socket.close"),
         # then the family's declarations: what a changed signature must change too
@@ -129,6 +130,7 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
     # a function has no family; impact follows only the calls that reach the method itself
     assert related(engine, "sym://typescript/type/web/family/Pipe#close") == [
         (22, "shut", None, None),
+        (53, "Owner.shutPipe", None, None),  # constructor(private pipe: Pipe) types this.pipe
         (11, "Pipe.close", "base", "Resource.close"),
         (20, "shut", "base", "Closable.close"),
         (21, "shut", "base", "Resource.close"),
@@ -140,7 +142,7 @@ def test_typescript_super_calls_reach_the_base_and_the_class_family_follows_the_
         (16, "Socket.close", "sibling", "Socket.close"),
     ]
     impact = engine.impact("sym://typescript/type/web/family/Pipe#close").to_dict()["data"]
-    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut"]
+    assert [s["symbol"] for f in impact["files"] for s in f["symbols"]] == ["shut", "Owner.shutPipe"]
     # a field the class inherits is typed where its base declares it (`made = new Socket()` in Holder)
     assert (46, "Child.run", None, None) in related(engine, "sym://typescript/type/web/family/Socket#close")
     # static members have no family: `Factory.make()` is no call of SubFactory.make

@@ -58,6 +58,14 @@
   name: (property_identifier) @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 
+; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`) types the field
+(required_parameter
+  (accessibility_modifier)
+  pattern: (identifier) @typed.this
+  type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                          (nested_type_identifier) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+
 ; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
 ; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
 ; field for the whole class (@typed.this)
