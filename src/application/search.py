@@ -651,6 +651,7 @@ class SearchSegment:
             words |= {w for alts in phrases for w in alts}
         named = named_identifiers(query)
         secondary = not asks_for_secondary_files(query)  # .d.ts, generated, vendored: last unless asked for
+        words |= stop_words_naming_code(query)
         # "suggested" names `SuggestionsFor` as "suggest" would
         stems = frozenset(name_stem(w) for w in words)
         hits = [
@@ -747,6 +748,20 @@ class SearchSegment:
         if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
             score *= 0.85
         return score * focus_multiplier(chunk.path, focus)
+
+
+# the stop words that never name code (articles, pronouns, question words); "get", "all", "would", "list" may
+_GRAMMAR_WORDS = frozenset(
+    "a an the of to in on at by for from with as and or but if is are was be been it its this that these those "
+    "what which who whom whose when where why how do does did so than then there their they we you i me my our "
+    "your he she his her us them".split()
+)
+
+
+def stop_words_naming_code(query: str) -> set[str]:
+    """The question's stop words that may be words of a name (WouldBlock, get_all_backends, is_closed): never
+    searched for, as prose says them everywhere, but a name holding one matches the question better."""
+    return {fold(w) for w in query_terms(query, keep_stop_words=True)} - _GRAMMAR_WORDS
 
 
 def _with_owner_evidence(hits: list[Hit], focus: Focus = Focus.ALL) -> list[Hit]:

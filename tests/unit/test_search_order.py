@@ -12,6 +12,7 @@ from trifecta.application.search import (
     _members_before_their_type,
     _with_file_evidence,
     _with_owner_evidence,
+    stop_words_naming_code,
 )
 from trifecta.domain.code import Chunk, ChunkKind, Hit
 from trifecta.domain.ranking import name_stem
@@ -122,3 +123,13 @@ def test_a_question_word_names_a_definition_in_another_form() -> None:
     assert score("suggested") == score("suggestions") == 1.25
     assert score("suggested", "command") == 1.25  # the owner's name is not the definition's
     assert score("suggestive") == score("similar") == 1.0
+
+
+def test_stop_words_that_may_name_code_count_toward_a_name() -> None:
+    # "would" and "all" are words of `WouldBlock` and `get_all_backends`; articles and question words never are
+    assert stop_words_naming_code("Return the names of all backends, or None when it would block") >= {
+        "would",
+        "all",
+        "return",
+    }
+    assert not stop_words_naming_code("what is the way it does this") & {"what", "the", "it", "does", "this"}
