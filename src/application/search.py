@@ -486,6 +486,7 @@ class SearchSegment:
         with more than NAMED_DEFINITIONS_MAX definitions names none of them. Test, `.d.ts`, generated and
         vendored files only when the question asks for them or nothing else defines the name."""
         found: list[tuple[str, Symbol]] = []
+        query = without_doc_roles(query)
         for ident in sorted(named_identifiers(query), key=query.find):
             for path, symbol in self._definitions_named(ident):
                 if (path, symbol) not in found:
@@ -615,6 +616,7 @@ class SearchSegment:
 
     # ------------------------------------------------------------------ lexical engine
     def _lexical(self, query: str, limit: int, focus: Focus) -> list[Hit]:
+        query = without_doc_roles(query)
         terms = query_terms(query)
         # a Spanish phrase's English words are one term: "tiempo de espera" -> timeout | deadline | timer
         phrases: list[list[str]] = []
@@ -756,6 +758,19 @@ _GRAMMAR_WORDS = frozenset(
     "what which who whom whose when where why how do does did so than then there their they we you i me my our "
     "your he she his her us them".split()
 )
+
+
+# a documentation cross-reference (Sphinx roles: ":meth:`~anyio.to_process.run_sync`", ":class:`.Future`")
+_DOC_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`[~.!]*([^`<]+?)(?:\s*<[^`>]*>)?`")
+
+
+def without_doc_roles(query: str) -> str:
+    """A question pasted from documentation names what it refers to in roles (":meth:`~pkg.run_sync`"): the
+    target's words stay, but not as the code the question asks for ("Raised by :meth:`run_sync` if the
+    worker dies" is about an exception, not about `run_sync`)."""
+    if ":`" not in query:
+        return query
+    return _DOC_ROLE.sub(lambda m: " ".join(p for p in re.split(r"[._]+", m.group(1)) if p), query)
 
 
 def stop_words_naming_code(query: str) -> set[str]:

@@ -13,6 +13,7 @@ from trifecta.application.search import (
     _with_file_evidence,
     _with_owner_evidence,
     stop_words_naming_code,
+    without_doc_roles,
 )
 from trifecta.domain.code import Chunk, ChunkKind, Hit
 from trifecta.domain.ranking import name_stem
@@ -133,3 +134,12 @@ def test_stop_words_that_may_name_code_count_toward_a_name() -> None:
         "return",
     }
     assert not stop_words_naming_code("what is the way it does this") & {"what", "the", "it", "does", "this"}
+
+
+def test_a_documentation_cross_reference_is_words_not_the_named_code() -> None:
+    assert without_doc_roles("Raised by :meth:`~anyio.to_process.run_sync` if it dies") == (
+        "Raised by anyio to process run sync if it dies"
+    )
+    assert without_doc_roles("of a :class:`.Future` that was cancelled") == "of a Future that was cancelled"
+    assert without_doc_roles(":py:func:`os.path.join <join>` joins") == "os path join joins"
+    assert without_doc_roles("where is `parse_header` called") == "where is `parse_header` called"
