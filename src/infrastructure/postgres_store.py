@@ -1037,8 +1037,10 @@ class PostgresIndex(IndexWriter, IndexReader):
         )
         if not require_all and len(clauses) > 1 and n_chunks >= COMMON_WORDS_FROM_CHUNKS:
             # as the SQLite store: a word in a quarter of the chunks or more is left out of an any-word query
-            rare = [alts for alts in clauses if self._doc_frequency(alts) <= n_chunks / 4]
-            clauses = rare or clauses
+            frequency = [self._doc_frequency(alts) for alts in clauses]
+            # a word no chunk holds is not rare (kept alone, it would leave the question unanswered)
+            rare = [alts for alts, df in zip(clauses, frequency, strict=True) if 0 < df <= n_chunks / 4]
+            clauses = rare or [alts for alts, df in zip(clauses, frequency, strict=True) if df] or clauses
         if require_all or len(clauses) == 1:
             return self._ranked(
                 [self._scoring(alts, n_chunks) for alts in clauses] if require_all else

@@ -1146,8 +1146,11 @@ class SqliteIndex(IndexWriter, IndexReader):
             common = self._chunk_count() / 4
             if self._stored_words():  # one tokenizer call for every phrase, before they are looked up
                 self._words_of([p for c in clauses for p in phrases[c]])
-            rare = [c for c in clauses if self._doc_frequency(c, phrases[c]) <= common]
-            clauses = rare or clauses
+            frequency = {c: self._doc_frequency(c, phrases[c]) for c in clauses}
+            # a word no chunk holds is not rare: kept alone it would leave the common ones unsearched and the
+            # question unanswered ("Check if the instance is of the appropriate type": 'appropriate')
+            rare = [c for c in clauses if 0 < frequency[c] <= common]
+            clauses = rare or [c for c in clauses if frequency[c]] or clauses
         if require_all or len(clauses) == 1:
             return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
         # Any word, in tiers that each rank a far smaller set than "any word anywhere" (ranking costs ~1 us

@@ -117,6 +117,32 @@ def test_full_text_ranks_the_defining_chunk_first(store: SqliteIndex | PostgresI
     assert store.files()  # the text above was a query, never SQL
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_word_no_chunk_holds_leaves_the_common_ones_searched(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # 240 functions all say "instance" (a common word, left out of any-word queries); "appropriate" is nowhere:
+    # it must not be the only word left, or the question finds nothing
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for f in range(8):
+        (repo / f"mod{f}.py").write_text(
+            "".join(f"def check_{f}_{i}(instance):\n    return instance.kind == {i}\n\n\n" for i in range(30))
+        )
+    if backend == "sqlite":
+        built: SqliteIndex | PostgresIndex = SqliteIndex(tmp_path / "index.db")
+    else:
+        built = PostgresIndex(
+            new_database(request.getfixturevalue("pg_server"), f"w{next(_counter)}"), "repo"
+        )
+    try:
+        _index(built, repo)
+        found = built.search_terms([["instance"], ["appropriate"]], require_all=False, limit=5)
+        assert len(found) == 5 and all("instance" in sc.chunk.body for sc in found)
+    finally:
+        built.close()
+
+
 def test_substring_lookups_and_chunk_reads(store: SqliteIndex | PostgresIndex) -> None:
     found = store.substring_candidates(["def parse_http", "HEADER"], limit=10)
     assert [c.symbol for c in found] == ["parse_http_header"]
