@@ -311,7 +311,9 @@ class SearchSegment:
             callers = self._callers(query, pool, plan)  # at their call's line, whatever else found them
             called = {_key(c) for c in callers}
             hits = callers + [h for h in hits if _key(h) not in called]
-        if route in ("semantic", "hybrid") and not structural_query.has_filter:
+        if route in ("semantic", "hybrid") and not structural_query.has_filter and asks_a_question(query):
+            # a question about behaviour ("how does X decide Y"), not a description of one definition ("A
+            # type checker was asked to check a type it did not have registered": the exception class)
             hits = _members_before_their_type(hits, named_identifiers(query))
         hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
         hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
@@ -771,6 +773,19 @@ def without_doc_roles(query: str) -> str:
     if ":`" not in query:
         return query
     return _DOC_ROLE.sub(lambda m: " ".join(p for p in re.split(r"[._]+", m.group(1)) if p), query)
+
+
+# a question, as against a description of a definition ("Raised when the call would block"): a question mark,
+# or a question word opening the question or one of its clauses ("pool_pre_ping: where is ...")
+_QUESTION = re.compile(
+    r"[?¿]|(?:^|[:;,.]\s*)(?:how|why|where|which|what|when|who|c[oó]mo|d[oó]nde|cu[aá]ndo|qu[eé]|cu[aá]l(?:es)?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_a_question(query: str) -> bool:
+    """A question (a question word or mark, English or Spanish), as against a description of a definition."""
+    return bool(_QUESTION.search(query))
 
 
 def stop_words_naming_code(query: str) -> set[str]:

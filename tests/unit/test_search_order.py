@@ -12,6 +12,7 @@ from trifecta.application.search import (
     _members_before_their_type,
     _with_file_evidence,
     _with_owner_evidence,
+    asks_a_question,
     stop_words_naming_code,
     without_doc_roles,
 )
@@ -143,3 +144,11 @@ def test_a_documentation_cross_reference_is_words_not_the_named_code() -> None:
     assert without_doc_roles("of a :class:`.Future` that was cancelled") == "of a Future that was cancelled"
     assert without_doc_roles(":py:func:`os.path.join <join>` joins") == "os path join joins"
     assert without_doc_roles("where is `parse_header` called") == "where is `parse_header` called"
+
+
+def test_a_question_is_told_from_a_description_of_one_definition() -> None:
+    # a question about behaviour gets a type's method before its header; a description may be the type itself
+    assert asks_a_question("how does the pool decide to recycle a connection")
+    assert asks_a_question("¿cómo se comprime un archivo?") and asks_a_question("pool recycle?")
+    assert not asks_a_question("A type checker was asked to check a type it did not have registered.")
+    assert not asks_a_question("Raised when the call would block.")
