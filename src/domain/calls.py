@@ -375,8 +375,18 @@ def _member(
             hits = found.get((current.path, f"{current.qualname}.{name}"), [])
             if hits:
                 return hits
+            if _assigned_in_body(current, name, segment):
+                return []  # `encode = codecs.ascii_encode`: the class's attribute, not a base's method
         todo.extend((b, depth + 1) for b in base_classes(current, segment))
     return []
+
+
+def _assigned_in_body(cls: Candidate, name: str, segment: Segment) -> bool:
+    """Whether the class's body assigns ``name`` (its RETURN edge of ``Class.name``, alias "attr")."""
+    if segment.returns is None:
+        return False
+    texts = segment.returns(name).get((cls.path, f"{cls.qualname}.{name}"), ())
+    return any(t.startswith("#attr ") for t in texts)
 
 
 class Relation(enum.StrEnum):
@@ -626,6 +636,10 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         return _callback_classes(type_text, edge.caller, ctx, segment)
     if type_text.endswith("()"):
         return _returned_classes(type_text, edge.caller, ctx, segment)
+    head, _, field = type_text.partition(".")
+    if head in ctx.self_names and field:  # `screen = self.screen`: a field a base class types
+        owner = enclosing_class(edge.caller, ctx, segment.lookup)
+        return _field_classes(owner, field, segment) if owner is not None else []
     return _classes_named(type_text, ctx, segment)
 
 

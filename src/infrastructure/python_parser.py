@@ -468,6 +468,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     returns: dict[str, list[str]] = {}  # function -> the classes it returns, as written
     returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
     declared_global: set[tuple[str, str]] = set()  # (function, name) of its `global` statements
+    read_in: dict[int, str] = {}  # a `def`'s default values (by id): the scope they are read in
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -543,8 +544,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             where = owner[node.lineno]
             for target in node.targets:
                 bind(target, where)
-            if len(node.targets) == 1 and type(value) in (call_t, name_t, attribute_t):
-                target = node.targets[0]
+            if type(value) not in (call_t, name_t, attribute_t):
+                continue
+            if where in classes and type(node.targets[0]) is name_t and node.targets[0].id[:2] != "__":
+                # `encode = codecs.ascii_encode` in a class body: no base's method is reached by that name
+                name = node.targets[0].id
+                edges.append((RETURN, f"{where}.{name}", 0, 0, name, _callee(value), "attr"))
+            made = ""
+            for target in node.targets:  # `a = self.a = Foo()`: each target
                 if type(target) is name_t:
                     key = (where, target.id)
                 elif type(target) is attribute_t and type(target.value) is name_t:
@@ -556,7 +563,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 elif type(value) is attribute_t:  # `x = self.store`: the field's type
                     if type(value.value) is name_t and value.value.id in _SELF_NAMES:
                         copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
-                elif made := made_by(value):
+                elif made or (made := made_by(value)):
                     typed(key, made)
         elif kind is ann_t:
             if type(node.target) is name_t:
@@ -575,6 +582,11 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if name not in known:
                     known.append(name)
         elif kind is def_t or kind is async_def_t:
+            if node.args.defaults or node.args.kw_defaults:  # read where the `def` runs: the scope around
+                where = owner[node.lineno].rpartition(".")[0]
+                for default in (*node.args.defaults, *node.args.kw_defaults):
+                    if type(default) is name_t:
+                        read_in[id(default)] = where
             if node.returns is not None:  # the annotation first: it is what the function promises
                 where = owner[node.lineno]
                 annotated = [
@@ -613,8 +625,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     (IMPORT, owner[node.lineno], node.lineno, node.col_offset, a.name, module, alias)
                 )
     for key, source in copies:
-        if source in types and key not in types:
+        if key in types:
+            continue
+        if source in types:
             types[key] = types[source]
+        elif source[0] in classes and key[1].split(".", 1)[0] not in _SELF_NAMES:
+            # `screen = self.screen` with the field typed by a base class: looked up when asked
+            types[key] = [source[1]]
     for function, names in returned_names.items():  # `return context`: the local's types
         known = returns.setdefault(function, [])
         for name in names:
@@ -626,10 +643,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             for name in types.pop(key, ()):
                 typed(("", key[1]), name)
 
-    def bound_in(caller: str, variable: str) -> bool:
-        """Whether the caller's scope, or one around it that Python reads the name from, binds it."""
+    def bound_in(caller: str, variable: str, defined: frozenset[tuple[str, str]] = frozenset()) -> bool:
+        """Whether the caller's scope, or one around it that Python reads the name from, binds it (a
+        ``defined`` function there first: `convert = staticmethod(convert)` reads the function)."""
         where = caller
         while True:
+            if (where, variable) in defined:
+                return False
             if (where, variable) in assigned:
                 return True
             if not where:
@@ -706,12 +726,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if receiver.endswith("()"):
                 receiver = concrete(receiver, caller)
         edges.append((CALL, caller, line, column, name, text, receiver))
+    defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     for node in values:
         if id(node) in called or type(node.ctx) is not ast.Load:
             continue
-        caller = owner[node.lineno]
+        caller = read_in.get(id(node), owner[node.lineno]) if read_in else owner[node.lineno]
         if type(node) is name_t:
-            if bound_in(caller, node.id):
+            if bound_in(caller, node.id, defined):
                 continue  # a local variable, a parameter or a module global of that name
             name, text, column, receiver = node.id, node.id, node.col_offset, ""
         else:
@@ -729,6 +750,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if not receiver:
                     continue
         edges.append((REFERENCE, caller, node.lineno, column, name, text, receiver))
+    for (scope, variable), names in types.items():  # `self.x = Foo()`: the field's class, for subclasses
+        receiver, _, field = variable.partition(".")
+        if receiver not in _SELF_NAMES or not field or scope not in classes:
+            continue
+        for name in names[:3]:
+            text = concrete(name, scope) if name.endswith("()") else name
+            if text and (text.endswith("()") or text.split(".", 1)[0] not in _SELF_NAMES):
+                edges.append((RETURN, f"{scope}.{field}", 0, 0, field, text, "field"))
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:

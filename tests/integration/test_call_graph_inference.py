@@ -223,3 +223,32 @@ def test_the_definition_of_a_doc_comments_link(engine: trifecta.Engine) -> None:
     )
     data = engine.definition("web/docs.ts", 4, line.index("operate") + 1, engine="index").to_dict()["data"]
     assert (data["resolution"], [d["path"] for d in data["definitions"]]) == ("import", ["web/callbacks.ts"])
+
+
+def test_fields_a_base_class_types_reach_the_method_in_its_subclasses(engine: trifecta.Engine) -> None:
+    # `self.successor.select_from()` in a subclass, where the base's __init__ assigns `Terminal()`
+    assert callers(engine, "sym://python/type/fields/selectors/Terminal#select_from") == [
+        ("fields/selectors.py", 20, "Wildcard.select", "exact", "call")
+    ]
+    # `canvas = self.canvas` copies a field the base types; `self.canvas = self.root = Canvas()` types both
+    assert callers(engine, "sym://python/type/fields/selectors/Canvas#draw") == [
+        ("fields/selectors.py", 26, "Painter.paint", "exact", "call"),
+        ("fields/selectors.py", 27, "Painter.paint", "exact", "call"),
+    ]
+
+
+def test_a_class_attribute_hides_the_base_method_and_defaults_and_rebinds_read_the_function(
+    engine: trifecta.Engine,
+) -> None:
+    # `encode_text = str.upper` in AsciiCodec's body: AsciiCodec.encode_text is no use of the base's method
+    assert callers(engine, "sym://python/type/fields/values/TextCodec#encode_text") == [
+        ("fields/values.py", 11, "codecs", "exact", "reference")
+    ]
+    # `convert_value = staticmethod(convert_value)`: the class body reads the method it defined
+    assert callers(engine, "sym://python/type/fields/values/Registry#convert_value") == [
+        ("fields/values.py", 21, "Registry", "exact", "reference")
+    ]
+    # `def run_logged(log=debug_note)`: the default is read by the module, not by the parameter's function
+    assert callers(engine, "sym://python/type/fields/values/debug_note") == [
+        ("fields/values.py", 28, "", "exact", "reference")
+    ]
