@@ -15,7 +15,7 @@ from ..domain.regex_literals import required_literals
 from .ports import CodePatternMatcher, FileSource, IndexReader, InvalidCodePattern
 from .structural_engine import StructuralEngine as StructuralEngine  # search.py imports it from here
 
-_QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
+_QUOTED = re.compile(r"``([^`]+)``|`([^`]+)`|\"([^\"]+)\"|'([^']+)'")  # ``reST`` first, then `markdown`
 _CODEISH = re.compile(
     r"[A-Za-z_][\w]*(?:[.(\[][\w.()\[\]'\"=,\s]*)+|[A-Z][A-Z0-9_]{2,}|\w*_\w+|\w*[a-z][A-Z]\w*"
 )
@@ -24,12 +24,19 @@ _SUMMARY = re.compile(r"\s*(?:async\s+def|def|class)\s")
 _ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of splitlines() but \n
 
 
+_CONSTANTS = frozenset(
+    {"True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN", "self", "this"}
+)
+
+
 def literals(query: str, *, code_words: bool = True) -> list[str]:
     """What a pattern question asks to find verbatim: quoted text, else the whole query when it reads as
     code (`raise FrozenInstanceError`, `os.environ[`), else its code-like words."""
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
     if quoted:
-        return [q for q in quoted if q.strip()]
+        # a language's constants (`True`, ``None``, `nil`) and one-letter names are everywhere in code: quoted
+        # in a description ("`True` for 5xx status codes"), they find nothing the question is about
+        return [q for q in quoted if len(q.strip()) > 1 and q.strip() not in _CONSTANTS]
     words = query.split()
     if (
         1 <= len(words) <= 4

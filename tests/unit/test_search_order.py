@@ -152,3 +152,11 @@ def test_a_question_is_told_from_a_description_of_one_definition() -> None:
     assert asks_a_question("¿cómo se comprime un archivo?") and asks_a_question("pool recycle?")
     assert not asks_a_question("A type checker was asked to check a type it did not have registered.")
     assert not asks_a_question("Raised when the call would block.")
+
+
+def test_quoted_constants_and_one_letter_names_are_no_literals() -> None:
+    from trifecta.application.engines import literals
+
+    assert literals("A property which is `True` for 1xx status codes, `False` otherwise.") == []
+    assert literals("Removes ``f`` from the list of ``listeners``") == ["listeners"]
+    assert literals("where is `parse_header` called") == ["parse_header"]
