@@ -43,6 +43,7 @@ import attrs
 from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.calls import (
+    LOCAL,
     Candidate,
     Edge,
     EdgeKind,
@@ -269,7 +270,9 @@ class CallGraph:
         )
         if symbol.kind in (SymbolKind.FUNCTION, SymbolKind.MACRO):
             # a typed receiver reaches members of classes only: no need to work out what `x` is in `x.f()`
-            calls = [(p, attrs.evolve(e, alias="")) if e.alias else (p, e) for p, e in calls]
+            calls = [
+                (p, attrs.evolve(e, alias="")) if e.alias and e.alias != LOCAL else (p, e) for p, e in calls
+            ]
         calling = self._calling_contexts(calls)
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
             # hands a callback (`f((x) => x.m())`)

@@ -34,9 +34,9 @@ A call resolves in this order, and the first rule that finds a definition decide
 5. ``name``: every callable or class with the called name, all kept.
 6. ``unresolved``: nothing with that name in the segment; reported, never dropped.
 
-A reference (``EdgeKind.REFERENCE``: a function read as a value, ``callback=self.on_done``) and a doc
-comment's link (``EdgeKind.DOC``: ``{@link of}``) resolve the same way, and count only when they reach
-functions ``exact``ly or through an ``import``.
+A reference (``EdgeKind.REFERENCE``: a function or a class read as a value, ``callback=self.on_done``,
+``isinstance(x, Foo)``) and a doc comment's link (``EdgeKind.DOC``: ``{@link of}``) resolve the same way, and
+count only when they reach functions (a reference: or classes) ``exact``ly or through an ``import``.
 """
 
 from __future__ import annotations
@@ -121,7 +121,9 @@ class FileContext:
 class Resolved:
     resolution: Resolution
     targets: tuple[Candidate, ...] = ()
-    reason: str = ""  # why a call is unresolved: "external" (an import outside the segment), "unknown"
+    # why a call is unresolved: "external" (an import outside the segment), "local" (a parameter or a
+    # variable of the calling scope), "unknown"
+    reason: str = ""
 
 
 Lookup = Callable[[str], Sequence[Candidate]]  # definitions with this name, anywhere in the segment
@@ -157,6 +159,10 @@ MAX_REEXPORT_DEPTH = 3
 MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are followed
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
+LOCAL = "(local)"  # a bare call's receiver when the calling scope binds the name (a parameter, a variable)
+# what a name read as a value is a use of: a function, or a class (`isinstance(x, Foo)`, `except FooError`,
+# `x: Foo`, `register("store", _StoreAction)`)
+_REFERENCED = _FUNCTIONS | {SymbolKind.CLASS, SymbolKind.STRUCT}
 _SUBSCRIPT = re.compile(r"\[.*$")
 CONSTRUCTORS = ("constructor", "__init__")  # what `new C(...)` / `C(...)` runs: TypeScript's, Python's
 _SUPER = frozenset(
@@ -644,12 +650,14 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
 
 
 def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
-    """A call as ``resolve_call`` resolves it; a reference (a function read as a value) only when it
-    resolves ``exact`` or ``import`` to functions (a class or a variable named so is not a use of one)."""
+    """A call as ``resolve_call`` resolves it; a reference (a function or a class read as a value) only
+    when it resolves ``exact`` or ``import`` to functions or classes (a variable named so is not a use of
+    one); a doc comment's link to functions only."""
     resolved = resolve_call(edge, ctx, segment)
     if edge.kind is not EdgeKind.REFERENCE and edge.kind is not EdgeKind.DOC:
         return resolved
-    targets = tuple(t for t in resolved.targets if t.kind in _FUNCTIONS)
+    kinds = _FUNCTIONS if edge.kind is EdgeKind.DOC else _REFERENCED
+    targets = tuple(t for t in resolved.targets if t.kind in kinds)
     if resolved.resolution not in _SURE or not targets:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
     return attrs.evolve(resolved, targets=targets)
@@ -663,6 +671,8 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     parts = callee_parts(edge.text)
     if not parts or not edge.name:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
+    if edge.alias == LOCAL:  # a parameter or a variable of the calling scope: no definition of the name
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="local")
     found, by_place = _callables(segment, edge.name)
     by_import = _through_import(parts, ctx, segment)
     if by_import is not None:

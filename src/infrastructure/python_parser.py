@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..domain.calls import EdgeKind, EdgeRow
+from ..domain.calls import LOCAL, EdgeKind, EdgeRow
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -299,13 +299,15 @@ def _nodes(
     functions: frozenset[str] = frozenset(),
     methods: frozenset[str] = frozenset(),
     owners: frozenset[str] = _SELF_NAMES,
+    modules: frozenset[str] = frozenset(),
 ) -> list[Any]:
     """The nodes of the tree the edge walk reads (depth first): `ast.walk` without its generators, without
     visiting expression contexts, operators and leaves, and keeping only the kinds in `_WANTED` (2.7x
     faster than `ast.walk` on the standard library); and the `ast.Name`s of ``names`` (of ``functions``
     only when an attribute is read from it: `f.__doc__`, not `log.info`), and the attributes of
     ``methods`` read from a name (``self.m``, ``cls.m``, ``Klass.m``, ``tracker.m``) or a call
-    (``Codec().m``)."""
+    (``Codec().m``), and the classes read from ``modules`` (``typing.Optional``, ``socket.SocketType``; a
+    capitalized name, not a constant)."""
     out: list[Any] = []
     stack: list[Any] = [tree]
     pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
@@ -339,6 +341,8 @@ def _nodes(
                     add(value)
                 elif node.attr in methods:
                     add(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
+                elif value.id in modules and node.attr[:1].isupper() and not node.attr.isupper():
+                    add(node)  # `typing.Optional`
             else:
                 if type(value) is call_t and node.attr in methods:
                     add(node)  # `Codec().encode`
@@ -399,22 +403,25 @@ def _is_class_name(name: str) -> bool:
     return name.rsplit(".", 1)[-1][:1].isupper()
 
 
-def _from_imported(tree: ast.Module) -> frozenset[str]:
-    """The names the module's top-level `from m import a [as b]` bind (not `*`, not capitalized ones: a
-    class used as a value is an `isinstance` or an `except`, not a call)."""
+def _imported(tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the module's top-level `from m import a [as b]` bind (not `*`, not constants: `SEEK_SET`),
+    and the modules its top-level `import m [as n]` bind."""
     out: set[str] = set()
+    modules: set[str] = set()
     todo: list[ast.stmt] = list(tree.body)
     while todo:
         node = todo.pop()
         kind = type(node)
         if kind is ast.ImportFrom:
             out.update(a.asname or a.name for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+        elif kind is ast.Import:
+            modules.update(a.asname or a.name.split(".", 1)[0] for a in node.names)  # type: ignore[attr-defined]
         elif kind is ast.Try or kind is ast.If:
             todo.extend(node.body)  # type: ignore[attr-defined]
             todo.extend(node.orelse)  # type: ignore[attr-defined]
             for handler in getattr(node, "handlers", ()):
                 todo.extend(handler.body)
-    return frozenset(n for n in out if not n[:1].isupper())
+    return frozenset(n for n in out if not n.isupper()), frozenset(modules)
 
 
 def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeRow, ...]:
@@ -533,7 +540,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
 
     node: Any
     owners = _SELF_NAMES | {q.rsplit(".", 1)[-1] for q in classes}
-    for node in _nodes(tree, functions | _from_imported(tree), functions, methods, owners):
+    from_imported, modules = _imported(tree)
+    values_of = functions | from_imported | {q.rsplit(".", 1)[-1] for q in classes}
+    for node in _nodes(tree, values_of, functions, methods, owners, modules):
         kind = type(node)
         if kind is name_t or kind is attribute_t:
             values.append(node)
@@ -546,9 +555,22 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 bind(target, where)
             if type(value) not in (call_t, name_t, attribute_t):
                 continue
-            if where in classes and type(node.targets[0]) is name_t and node.targets[0].id[:2] != "__":
+            target = node.targets[0]
+            if (
+                type(value) is name_t
+                and type(target) is name_t
+                and target.id == value.id
+                and where in classes
+            ):
+                read_in[id(value)] = where.rpartition(".")[0]  # `_rebuild = _rebuild` in a class body
+            if (
+                where in classes
+                and type(target) is name_t
+                and target.id[:2] != "__"
+                and not target.id.isupper()
+            ):
                 # `encode = codecs.ascii_encode` in a class body: no base's method is reached by that name
-                name = node.targets[0].id
+                name = target.id
                 edges.append((RETURN, f"{where}.{name}", 0, 0, name, _callee(value), "attr"))
             made = ""
             for target in node.targets:  # `a = self.a = Foo()`: each target
@@ -700,6 +722,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         receivers[key] = text
         return text
 
+    defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     called = set()
     for call in calls:
         func = call.func
@@ -717,7 +740,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         caller = owner[call.lineno]
         receiver = ""
         dots = text.count(".")
-        if dots == 1:
+        if not dots:
+            if name in functions and bound_in(caller, name, defined):
+                receiver = LOCAL  # `def f(sub_debug=sub_debug): sub_debug()`: the parameter, not the function
+        elif dots == 1:
             receiver = receiver_type(caller, text.split(".", 1)[0])
         elif dots == 2:
             receiver = "|".join(types.get((class_of(caller), text.rsplit(".", 1)[0]), ())[:3])
@@ -726,7 +752,6 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if receiver.endswith("()"):
                 receiver = concrete(receiver, caller)
         edges.append((CALL, caller, line, column, name, text, receiver))
-    defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     for node in values:
         if id(node) in called or type(node.ctx) is not ast.Load:
             continue
@@ -740,7 +765,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             column = max(0, (node.end_col_offset or 0) - len(name))
             if type(value) is name_t:
                 text = f"{value.id}.{name}"
-                if value.id not in owners and not (receiver := receiver_type(caller, value.id)):
+                if value.id in modules and name[:1].isupper() and not bound_in(caller, value.id):
+                    pass  # `typing.Optional`: resolved through the import
+                elif value.id not in owners and not (receiver := receiver_type(caller, value.id)):
                     continue  # a variable of no known class
             else:  # `Codec().encode`: typed by the call, as `Codec().encode(...)` would be
                 text = _callee(node)

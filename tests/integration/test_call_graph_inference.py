@@ -248,7 +248,37 @@ def test_a_class_attribute_hides_the_base_method_and_defaults_and_rebinds_read_t
     assert callers(engine, "sym://python/type/fields/values/Registry#convert_value") == [
         ("fields/values.py", 21, "Registry", "exact", "reference")
     ]
-    # `def run_logged(log=debug_note)`: the default is read by the module, not by the parameter's function
+    # `def run_logged(log=debug_note)`: the default is read by the module, not by the parameter's function;
+    # `debug_note = debug_note` in a class body reads the module's function
     assert callers(engine, "sym://python/type/fields/values/debug_note") == [
-        ("fields/values.py", 28, "", "exact", "reference")
+        ("fields/values.py", 28, "", "exact", "reference"),
+        ("fields/values.py", 32, "", "exact", "reference"),
+        ("fields/values.py", 37, "", "exact", "reference"),
     ]
+
+
+def test_a_bare_call_of_a_parameter_or_a_local_is_no_call_of_the_function_of_that_name(
+    engine: trifecta.Engine,
+) -> None:
+    data = engine.callees("sym://python/type/fields/values/run_shadowed").to_dict()["data"]
+    assert [(h["line"], h["resolution"], h.get("reason")) for h in data["hits"]] == [
+        (33, "unresolved", "local")
+    ]
+
+
+def test_a_class_read_as_a_value_is_a_reference_and_a_use_of_its_name(engine: trifecta.Engine) -> None:
+    # registered, annotated, `isinstance`d and caught classes: what a changed class must check
+    assert callers(engine, "sym://python/type/fields/actions/StoreAction") == [
+        ("fields/actions.py", 14, "setup_actions", "exact", "reference"),  # register_action(..., StoreAction)
+        ("fields/actions.py", 17, "check_action", "exact", "reference"),  # value: StoreAction
+        ("fields/actions.py", 19, "check_action", "exact", "reference"),  # isinstance(value, StoreAction)
+        ("fields/uses.py", 7, "is_store", "import", "reference"),
+        ("fields/uses.py", 11, "make_store", "import", "call"),
+        ("fields/uses.py", 14, "is_annotated_store", "import", "reference"),  # acts.StoreAction
+    ]
+    assert callers(engine, "sym://python/type/fields/actions/ParseFailure") == [
+        ("fields/actions.py", 20, "check_action", "exact", "reference")  # except ParseFailure
+    ]
+    # search orders structural sets by the files that use a name
+    uses = engine._app.store.name_uses(["StoreAction", "ParseFailure"])  # noqa: SLF001 - the index's count
+    assert uses == {"StoreAction": 2, "ParseFailure": 1}
