@@ -80,6 +80,11 @@ COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of 
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
 MAX_CACHED_POSTINGS = 2_000_000  # chunk ids a reader keeps of the words it searched (16 bytes each)
+# A run ends by merging FTS5's index into one segment when it has this many or more (each batch commits one;
+# FTS5's automerge keeps a refresh's few). FTS5 looks every word of a query up in every segment: sqlalchemy's
+# 15 segments cost its first-pass search ~4 ms a question (FTS5 ranking 70 -> 19 ms for 16 questions, counts
+# 22 -> 9 ms); merging costs ~0.3 s of CPU there (61k chunks of the stdlib: the same).
+FTS_MERGE_SEGMENTS = 8
 # A chunk holding m of the paired words scores (m - 1) ** COORDINATION times their summed bm25. FTS5's pairs
 # expression gave (m - 1) ** 1, which let a long docstring naming every word of a question outrank the code
 # it describes; 0.5, measured on all sets in one run (symbol MRR@10, 1 -> 0.5 -> 0): stdlib 0.783 -> 0.801 ->
@@ -462,7 +467,9 @@ def _chosen_in_numpy(
     chosen = [(int(i), float(s)) for i, s in zip(tier_ids[order], tier_scores[order], strict=True)]
     if len(chosen) < limit:  # then the chunks holding one of the words, ranked by every word
         rest_ids, rest_total, _ = gather(every())
-        keep = ~np.isin(rest_ids, unique[tier])
+        # both sets of ids are unique already: told so, isin skips np.unique, whose first call imports numpy.ma
+        # (17-27 ms)
+        keep = ~np.isin(rest_ids, unique[tier], assume_unique=True)
         rest_ids, rest_total = rest_ids[keep], rest_total[keep]
         order = np.lexsort((rest_ids, -rest_total))[: limit - len(chosen)]
         chosen += [(int(i), float(s)) for i, s in zip(rest_ids[order], rest_total[order], strict=True)]
@@ -1024,7 +1031,8 @@ class SqliteIndex(IndexWriter, IndexReader):
     @_guard
     def has_completed_run(self) -> bool:
         """A run completed, and left what this version's run end makes (stored postings, edges_calls,
-        symbols_shape): an index an older version built gets them from its next run, changed files or not."""
+        symbols_shape, FTS5's segments merged): an index an older version built gets them from its next run,
+        changed files or not."""
         c = self._conn
         if c.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is None:
             return False
@@ -1035,6 +1043,13 @@ class SqliteIndex(IndexWriter, IndexReader):
             made == 2
             and stored_postings.state(c) == stored_postings.READY
             and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
+            and not self._fts_to_merge(c)
+        )
+
+    @staticmethod
+    def _fts_to_merge(c: sqlite3.Connection) -> bool:
+        return bool(
+            c.execute("SELECT count(DISTINCT segid) FROM chunks_fts_idx").fetchone()[0] >= FTS_MERGE_SEGMENTS
         )
 
     @_guard
@@ -1053,6 +1068,8 @@ class SqliteIndex(IndexWriter, IndexReader):
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edges_version', ?)", (EDGES_VERSION,))
             c.execute(_CALLS_INDEX)  # made once, after the first run's inserts (an older index gets it here)
             c.execute(_SHAPE_INDEX)
+            if self._fts_to_merge(c):
+                c.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
             if stored_postings.needs_build(c, self._chunk_count_now()):
                 paths = [(r[0], _path_words(r[1])) for r in c.execute("SELECT id, path FROM files")]
                 stored_postings.build(c, "chunks_fts", FIELD_WEIGHTS, _RANK, self._fts_tokenizer(), paths)
@@ -1293,12 +1310,9 @@ class SqliteIndex(IndexWriter, IndexReader):
         if expression not in cache:
             words = self._words_of(phrases) if phrases and self._stored_words() else []
             if words and all(len(w) == 1 and w[0] in self._stored_words() for w in words):
-                import numpy as np  # stored postings are numpy arrays already
-
-                parts = [self._phrase_postings(p)[0] for p in phrases]
-                cache[expression] = (
-                    len(parts[0]) if len(parts) == 1 else len(np.unique(np.concatenate(parts)))
-                )
+                # the clause's postings, kept for the search that follows (not np.unique alone: its first call
+                # imports numpy.ma, ~27 ms)
+                cache[expression] = len(self._postings(expression, phrases)[0])
             else:
                 sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
                 cache[expression] = self._conn.execute(sql, (expression,)).fetchone()[0]

@@ -406,3 +406,32 @@ def test_postings_of_the_row_per_file_layout_are_not_read_and_the_next_run_store
         assert stored_scores(index, term) == fts5_scores(index, term), term
     assert [search(index, q) for q in QUESTIONS] == expected
     index.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_search_over_stored_postings_does_not_import_numpy_ma(tmp_path: Path) -> None:
+    """np.unique without indices (and np.isin, which calls it) imports numpy.ma on first use: 17-27 ms of a new
+    process's search, on top of numpy's own import."""
+    import subprocess
+    import sys
+
+    indexed(tmp_path / "index.db", corpus()).close()
+    script = (
+        "import sys\n"
+        "from trifecta.infrastructure import sqlite_store\n"
+        "sqlite_store.COMMON_WORDS_FROM_CHUNKS = 0  # counts each clause's chunks, as a big segment does\n"
+        "index = sqlite_store.SqliteIndex(sys.argv[1])\n"
+        "assert index._stored_words()\n"
+        "groups = [['alpha', 'gamma'], ['beta', 'betas'], ['delta', 'zeta', 'unknown'], ['omega']]\n"
+        "found = index.search_terms(groups, require_all=False, limit=60)\n"
+        "print(len(found), 'numpy' in sys.modules, 'numpy.ma' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "index.db")],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=True,
+    ).stdout.split()
+    assert int(out[0]) > 0 and out[1] == "True"  # numpy summed the stored postings
+    assert out[2] == "False"
