@@ -28,6 +28,7 @@ from __future__ import annotations
 import builtins
 import functools
 import re
+from collections.abc import Sequence
 
 import attrs
 
@@ -314,7 +315,7 @@ def parse_structural(query: str) -> StructuralQuery:
         scope.extend(qualifier.split("."))
     scope.extend(w for w in qualifying if w not in _RELATION_WORDS)
     scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP and s != returns))
-    is_async = bool(_ASYNC.search(text))
+    is_async = _asks_async(text, plural)
     said = rest.replace(m.group(0), " ") if m and not implements else rest  # implements: already out
     for pattern in (
         _DECORATED,
@@ -345,6 +346,16 @@ def parse_structural(query: str) -> StructuralQuery:
         described=described,
         exceptions=bool(_EXCEPTION_CLASSES.search(text)),
     )
+
+
+def _asks_async(text: str, plural: Sequence[str]) -> bool:
+    """Async code as a set: "async functions", "async handlers", "coroutines", "funciones asíncronas"; not one
+    definition described ("Create a new task from a coroutine object")."""
+    m = _ASYNC.search(text)
+    if m is None:
+        return False
+    after = text[m.end() :].split(maxsplit=1)
+    return bool(plural) or m.group(0).lower().endswith("s") or bool(after and _plural(after[0]))
 
 
 def _plural(phrase: str) -> bool:

@@ -188,3 +188,11 @@ def test_constructs_named_in_the_plural_are_a_set() -> None:
     assert parse_structural("context managers in contextlib").decorator == "contextmanager"
     assert parse_structural("métodos de clase de TarFile").decorator == "classmethod"
     assert parse_structural("methods that return a *flag.FlagSet").returns == "FlagSet"
+
+
+def test_async_is_a_set_only_when_named_in_the_plural() -> None:
+    for query in ("async functions in the router", "async handlers", "coroutines in asyncio.tasks"):
+        assert parse_structural(query).is_async, query
+    assert parse_structural("funciones asíncronas del router").is_async
+    for query in ("Create a new task from a coroutine object", "an async iterator over the lines"):
+        assert not parse_structural(query).is_async, query
