@@ -104,6 +104,7 @@ def summary(segment: Path, results: list[dict[str, Any]]) -> dict[str, object]:
         row[f"{key}_p50_ms"] = round(percentile(per_question, 50), 1)
         row[f"{key}_p95_ms"] = round(percentile(per_question, 95), 1)
         row[f"{key}_max_ms"] = round(max(per_question), 1)
+        row[f"{key}_per_question_ms"] = [round(v, 1) for v in per_question]  # in the questions' order
     return row
 
 

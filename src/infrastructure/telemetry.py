@@ -131,19 +131,30 @@ class JsonlTelemetry:
                     sys.stderr.write(f"trifecta: telemetry event dropped ({type(exc).__name__}: {exc})\n")
 
     @contextlib.contextmanager
-    def _locked(self, where: _Dir) -> Iterator[None]:
+    def _locked(self, where: _Dir, *, shared: bool = False) -> Iterator[None]:
+        """The writers' lock (`shared`: a reader's, against a counters file half rewritten; none when no
+        writer made the lock file yet or it cannot be opened, nor after LOCK_WAIT_SECONDS)."""
         if fcntl is None:
             yield
             return
-        fd = where.open(".lock", os.O_RDWR | os.O_CREAT)
+        if shared:
+            try:
+                fd = where.open(".lock", os.O_RDONLY)
+            except OSError:
+                yield
+                return
+        else:
+            fd = where.open(".lock", os.O_RDWR | os.O_CREAT)
         try:
             deadline = time.monotonic() + LOCK_WAIT_SECONDS
             while True:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
                     if time.monotonic() > deadline:
+                        if shared:  # read as it is, as before readers took the lock
+                            break
                         raise TimeoutError("telemetry lock held by another process") from None
                     time.sleep(0.005)
             yield
@@ -162,6 +173,22 @@ class JsonlTelemetry:
         where.replace(EVENTS_FILE, self._rotated(1))
 
     def _add_counters(self, where: _Dir, increments: dict[str, int]) -> None:
+        """The counters file rewritten in place, under the writers' lock (readers take it shared): a file
+        renamed over another makes ext4 write the new one out first, ~2 ms of every search's wall time. A
+        file that is missing, a link or not a regular file is written anew and renamed over the name."""
+        try:
+            fd = where.open(COUNTERS_FILE, os.O_RDWR)  # a regular file of its own, never through a link
+        except OSError:
+            fd = None
+        if fd is not None:
+            with open(fd, "r+b") as f:
+                counters = self._parsed_counters(f.read(1_000_000).decode("utf-8", errors="replace"))
+                for key, n in increments.items():
+                    counters[key] = counters.get(key, 0) + n
+                f.seek(0)
+                f.write((json.dumps(counters, sort_keys=True, indent=1) + "\n").encode("utf-8"))
+                f.truncate()
+            return
         counters = self._read_counters(where)
         for key, n in increments.items():
             counters[key] = counters.get(key, 0) + n
@@ -200,7 +227,7 @@ class JsonlTelemetry:
 
     def counters(self) -> dict[str, int]:
         try:
-            with self._opened(create=False) as where:
+            with self._opened(create=False) as where, self._locked(where, shared=True):
                 return self._read_counters(where)
         except OSError:
             return {}
@@ -210,8 +237,12 @@ class JsonlTelemetry:
 
     @staticmethod
     def _read_counters(where: _Dir) -> dict[str, int]:
+        return JsonlTelemetry._parsed_counters(where.read_text(COUNTERS_FILE, 1_000_000) or "")
+
+    @staticmethod
+    def _parsed_counters(text: str) -> dict[str, int]:
         try:
-            raw = json.loads(where.read_text(COUNTERS_FILE, 1_000_000) or "")
+            raw = json.loads(text)
         except ValueError:
             return {}
         if not isinstance(raw, dict):

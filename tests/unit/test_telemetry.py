@@ -245,6 +245,47 @@ def test_events_are_written_and_read_back(tmp_path: Path) -> None:
     assert (tmp_path / "telemetry" / "events.jsonl").read_text().count("\n") == 2
 
 
+def test_counters_are_rewritten_in_place_and_read_under_the_lock(tmp_path: Path) -> None:
+    """Not a new file renamed over the old: ext4 writes a file renamed over another out first (~2 ms a search)."""
+    import fcntl
+    import threading
+
+    sink = JsonlTelemetry(tmp_path / "t")
+    linter = LinterFacts(query_class="vague", expanded=True)
+    sink.record(event(0, command="ctx.search", linter=linter))
+    counters = tmp_path / "t" / "counters.json"
+    inode = counters.stat().st_ino
+    for i in range(1, 12):
+        sink.record(event(i, command="ctx.search", linter=linter))
+    assert counters.stat().st_ino == inode
+    assert sink.counters() == {
+        "ctx_search_linter_class_vague_count": 12,
+        "ctx_search_linter_expansion_count": 12,
+    }
+    assert json.loads(counters.read_text()) == sink.counters()
+    counters.write_text('{"ctx_search_linter_class_vague_count": 100000, "other": 7}')  # longer, then shorter
+    sink.record(event(13, command="ctx.search", linter=LinterFacts(query_class="semi", expanded=False)))
+    counters.write_text('{"a": 1}')
+    sink.record(event(14, command="ctx.search", linter=linter))
+    assert sink.counters() == {
+        "a": 1,
+        "ctx_search_linter_class_vague_count": 1,
+        "ctx_search_linter_expansion_count": 1,
+    }
+    # a reader waits for a writer holding the lock (up to LOCK_WAIT_SECONDS), rather than read a file half
+    # rewritten
+    fd = os.open(tmp_path / "t" / ".lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    read: list[dict[str, int]] = []
+    reader = threading.Thread(target=lambda: read.append(sink.counters()))
+    reader.start()
+    reader.join(0.1)
+    assert reader.is_alive() and not read
+    os.close(fd)
+    reader.join(10)
+    assert read == [sink.counters()]
+
+
 def test_rotation_bounds_the_size_and_keeps_the_newest(tmp_path: Path) -> None:
     sink = JsonlTelemetry(tmp_path / "t", max_bytes=2_000, backups=2)
     for i in range(300):
