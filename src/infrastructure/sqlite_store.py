@@ -327,6 +327,9 @@ def _guard(method: M) -> M:
     return inner  # type: ignore[return-value]
 
 
+_WILDCARDS = re.compile(r"[%_]")
+
+
 def _raise_named(store: SqliteIndex, exc: sqlite3.DatabaseError) -> NoReturn:
     """Re-raise `exc` as the store's named failure for it, or as itself when it has none."""
     failure = store._failure(exc)
@@ -1334,14 +1337,20 @@ class SqliteIndex(IndexWriter, IndexReader):
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.
         Needles of three characters or more use the trigram index when it is built; otherwise this scans."""
-        needles = [n for n in needles if n]
+        # SQLite 3.40's trigram LIKE crashes the process on a pattern with a multibyte character beside a
+        # wildcard ('%8¡%¿bvX%'): such a needle is looked for as its pieces between wildcards (still a superset)
+        needles = [
+            piece for n in needles for piece in (_WILDCARDS.split(n) if not n.isascii() else [n]) if piece
+        ]
         if not needles:
             return []
         long = [n for n in needles if len(n) >= 3] if self._read_substring_state() == "ready" else []
         table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if long else "chunks c"
-        column = "t.body" if long else "c.body"
-        where = " AND ".join(f"{column} LIKE ?" for _ in needles)
-        params: list[object] = [f"%{n}%" for n in needles]
+        # the trigram table gets only the needles it can use: with a shorter one beside them
+        # ('%ab%' AND '%cdefg%') SQLite 3.40's trigram LIKE crashes the process; short ones test the chunk's body
+        short = [n for n in needles if n not in long]
+        where = " AND ".join(["t.body LIKE ?"] * len(long) + ["c.body LIKE ?"] * len(short))
+        params: list[object] = [f"%{n}%" for n in [*long, *short]]
         params.append(limit)
         sql = f"SELECT {_CHUNK_COLS} FROM {table} WHERE {where} ORDER BY c.path, c.start_line LIMIT ?"
         return [_chunk(r) for r in self._conn.execute(sql, params)]

@@ -218,3 +218,30 @@ def test_a_small_segment_that_grows_past_the_threshold_gets_the_accelerator(
         assert _state(db) == "ready" and _trigram_rows(db) > 0
         _trigrams_consistent(db)
         assert engine.index().substring_index_seconds == 0
+
+
+_CRASHERS = r"""
+import sys, trifecta
+from trifecta.infrastructure import sqlite_store
+sqlite_store.SUBSTRING_INDEX_MIN_CHARS = 1
+engine = trifecta.open(sys.argv[1])
+engine.index(full=True)
+for query in ("`ab` and `X-Token-1`", "`Widget¡%¿1`", "`8é_éWidget`"):
+    for mode in ("pattern", "auto"):
+        engine.search(query, limit=5, mode=mode)
+print("answered")
+"""
+
+
+@pytest.mark.timeout(120)
+def test_look_ups_that_crashed_sqlites_trigram_like_are_answered(bulk_repo: Path) -> None:
+    # SQLite 3.40's trigram LIKE crashed the process on '%ab%' AND '%X-Token-1%' (a needle under three characters
+    # beside a longer one) and on a multibyte character beside a wildcard ('%Widget¡%¿1%'): run in a child so a
+    # crash fails this test, not the whole run
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _CRASHERS, str(bulk_repo)], capture_output=True, text=True, timeout=110
+    )
+    assert proc.returncode == 0 and "answered" in proc.stdout, proc.stderr[-2000:]
