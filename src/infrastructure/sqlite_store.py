@@ -1337,20 +1337,18 @@ class SqliteIndex(IndexWriter, IndexReader):
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
         """A superset filter: LIKE treats '%' and '_' inside a needle as wildcards, so callers verify.
         Needles of three characters or more use the trigram index when it is built; otherwise this scans."""
-        # SQLite 3.40's trigram LIKE crashes the process on a pattern with a multibyte character beside a
-        # wildcard ('%8¡%¿bvX%'): such a needle is looked for as its pieces between wildcards (still a superset)
-        needles = [
-            piece for n in needles for piece in (_WILDCARDS.split(n) if not n.isascii() else [n]) if piece
-        ]
+        needles = [n for n in needles if n]
         if not needles:
             return []
-        long = [n for n in needles if len(n) >= 3] if self._read_substring_state() == "ready" else []
-        table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if long else "chunks c"
-        # the trigram table gets only the needles it can use: with a shorter one beside them
-        # ('%ab%' AND '%cdefg%') SQLite 3.40's trigram LIKE crashes the process; short ones test the chunk's body
-        short = [n for n in needles if n not in long]
-        where = " AND ".join(["t.body LIKE ?"] * len(long) + ["c.body LIKE ?"] * len(short))
-        params: list[object] = [f"%{n}%" for n in [*long, *short]]
+        # The trigram table answers one LIKE, on the longest run of a needle free of wildcards ('%', '_'); every
+        # needle is then tested on the chunk's body. SQLite 3.40's trigram LIKE crashes the process on two LIKEs
+        # one of which has a run under three characters ('%ab%' AND '%cdefg%', '%a_c%' AND '%xyz%') and on a
+        # multibyte character beside a wildcard ('%8¡%¿bvX%').
+        runs = [r for n in needles for r in _WILDCARDS.split(n) if len(r) >= 3]
+        indexed = max(runs, key=len) if runs and self._read_substring_state() == "ready" else ""
+        table = "chunks_tri t JOIN chunks c ON c.rowid = t.rowid" if indexed else "chunks c"
+        where = " AND ".join(["t.body LIKE ?"] * bool(indexed) + ["c.body LIKE ?"] * len(needles))
+        params: list[object] = [f"%{n}%" for n in ([indexed] if indexed else []) + needles]
         params.append(limit)
         sql = f"SELECT {_CHUNK_COLS} FROM {table} WHERE {where} ORDER BY c.path, c.start_line LIMIT ?"
         return [_chunk(r) for r in self._conn.execute(sql, params)]

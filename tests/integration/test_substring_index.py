@@ -226,7 +226,7 @@ from trifecta.infrastructure import sqlite_store
 sqlite_store.SUBSTRING_INDEX_MIN_CHARS = 1
 engine = trifecta.open(sys.argv[1])
 engine.index(full=True)
-for query in ("`ab` and `X-Token-1`", "`Widget¡%¿1`", "`8é_éWidget`"):
+for query in ("`ab` and `X-Token-1`", "`Widget¡%¿1`", "`8é_éWidget`", "`a_c` and `handler`"):
     for mode in ("pattern", "auto"):
         engine.search(query, limit=5, mode=mode)
 print("answered")
