@@ -16,6 +16,7 @@ from one thread at a time, and `close()` it (or use `with trifecta.open(...) as 
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import os
 import time
@@ -210,6 +211,11 @@ class Engine:
                 self._note_replaced(exc)
                 report = self._index_checked(progress, full=True)
         self._stale = None
+        # What the process holds once indexed (modules, parser, file states) lives on: frozen, it is out of the
+        # garbage collector's walk, whose full collections cost a search 15-20 ms (sqlalchemy, every ~8th
+        # search; first-pass CPU p95 39 -> 20 ms). Garbage is collected first, so none is kept.
+        gc.collect()
+        gc.freeze()
         return report
 
     def _index_checked(self, progress: ProgressSink | None, *, full: bool) -> IndexReport:
