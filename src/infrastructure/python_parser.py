@@ -280,6 +280,7 @@ _CHILDREN: dict[
     type, str | Callable[[Any], tuple[Any, ...]]
 ] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
+MIN_AGREEING_SCOPES = 3  # an untyped parameter takes its name's type when this many functions agree on it
 _SELF_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 # Values the walk never looks into: leaves (a third of a tree's nodes are names and constants) and the
@@ -476,6 +477,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
     declared_global: set[tuple[str, str]] = set()  # (function, name) of its `global` statements
     read_in: dict[int, str] = {}  # a `def`'s default values (by id): the scope they are read in
+    untyped_params: set[tuple[str, str]] = set()  # (function, parameter) with no annotation
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -594,7 +596,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     typed((owner[node.lineno], node.target.id), name)
         elif kind is arg_t:
             assigned.add((owner[node.lineno], node.arg))
-            if node.annotation is not None:
+            if node.annotation is None:
+                untyped_params.add((owner[node.lineno], node.arg))
+            else:
                 for name in _annotation_types(node.annotation):
                     typed((owner[node.lineno], node.arg), name)
         elif kind is return_t:
@@ -680,13 +684,30 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             while where and where in classes:
                 where = where.rsplit(".", 1)[0] if "." in where else ""
 
+    # an untyped parameter's type where most of the file's functions type a variable of that name alike
+    # (`context = getcontext()` in 80 functions of _pydecimal types `def _fix(self, context)`'s), as jedi
+    # infers a parameter from what the calls pass
+    tally: dict[str, dict[tuple[str, ...], int]] = {}
+    for (scope, variable), names in types.items():
+        if scope and scope not in classes and "." not in variable and variable not in _SELF_NAMES:
+            by_type = tally.setdefault(variable, {})
+            by_type[tuple(names)] = by_type.get(tuple(names), 0) + 1
+    consensus: dict[str, list[str]] = {}
+    for variable, by_type in tally.items():
+        best = max(by_type, key=by_type.__getitem__)
+        if by_type[best] >= MIN_AGREEING_SCOPES and 3 * by_type[best] >= 2 * sum(by_type.values()):
+            consensus[variable] = list(best)
+
     def variable_type(caller: str, variable: str) -> str:
         """The variable's types where the caller reads it: its own scope, else the enclosing functions'
-        (not a class body's) and the module's, up to the first that binds it."""
+        (not a class body's) and the module's, up to the first that binds it; an untyped parameter's, the
+        type the file's other functions agree on."""
         where = caller
         while True:
             if (where, variable) in types:
                 return "|".join(types[(where, variable)][:3])
+            if (where, variable) in untyped_params and variable in consensus:
+                return "|".join(consensus[variable][:3])
             if (where, variable) in assigned or not where:
                 return ""
             where = where.rsplit(".", 1)[0] if "." in where else ""

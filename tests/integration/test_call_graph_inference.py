@@ -282,3 +282,13 @@ def test_a_class_read_as_a_value_is_a_reference_and_a_use_of_its_name(engine: tr
     # search orders structural sets by the files that use a name
     uses = engine._app.store.name_uses(["StoreAction", "ParseFailure"])  # noqa: SLF001 - the index's count
     assert uses == {"StoreAction": 2, "ParseFailure": 1}
+
+
+def test_an_untyped_parameter_takes_the_type_the_files_functions_agree_on_for_its_name(
+    engine: trifecta.Engine,
+) -> None:
+    # `ctx = get_ctx()` in three functions types `def fix(value, ctx)`'s ctx, as jedi infers it from the calls
+    assert callers(engine, "sym://python/type/fields/consensus/Ctx#raise_error") == [
+        ("fields/consensus.py", 27, "fix", "exact", "call"),
+        ("fields/consensus.py", 32, "other", "name", "call"),  # its own `ctx = str(value)`: by name only
+    ]
