@@ -477,6 +477,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
     declared_global: set[tuple[str, str]] = set()  # (function, name) of its `global` statements
     read_in: dict[int, str] = {}  # a `def`'s default values (by id): the scope they are read in
+    class_aliases: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> the classes assigned to it
+    returned_calls: dict[str, list[str]] = {}  # function -> the names it returns a call of (`return cls()`)
     untyped_params: set[tuple[str, str]] = set()  # (function, parameter) with no annotation
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
@@ -518,8 +520,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if type(value) is not call_t:
             return ""
         func = value.func
-        if type(func) is name_t and func.id == "cls":
-            return class_of(where)
+        if type(func) is name_t:
+            if func.id == "cls" and class_of(where):
+                return class_of(where)
+            returned_calls.setdefault(where, []).append(func.id)  # `cls = _PreciseSelector; return cls()`
         if type(func) is call_t and type(func.func) is name_t and func.func.id == "type":
             return class_of(where)  # `type(self)(...)`
         if type(func) is attribute_t and func.attr == "__class__":
@@ -541,9 +545,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 todo.extend(node.elts)
 
     node: Any
-    owners = _SELF_NAMES | {q.rsplit(".", 1)[-1] for q in classes}
+    class_shorts = {q.rsplit(".", 1)[-1] for q in classes}
+    owners = _SELF_NAMES | class_shorts
     from_imported, modules = _imported(tree)
-    values_of = functions | from_imported | {q.rsplit(".", 1)[-1] for q in classes}
+    values_of = functions | from_imported | class_shorts
     for node in _nodes(tree, values_of, functions, methods, owners, modules):
         kind = type(node)
         if kind is name_t or kind is attribute_t:
@@ -584,6 +589,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     continue
                 if type(value) is name_t:  # `self.x = x`: x's type, known once the walk is done
                     copies.append((key, (where, value.id)))
+                    if type(target) is name_t and (value.id in class_shorts or _is_class_name(value.id)):
+                        known = class_aliases.setdefault(key, [])  # `cls = _WildcardSelector`
+                        if value.id not in known:
+                            known.append(value.id)
                 elif type(value) is attribute_t:  # `x = self.store`: the field's type
                     if type(value.value) is name_t and value.value.id in _SELF_NAMES:
                         copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
@@ -658,6 +667,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif source[0] in classes and key[1].split(".", 1)[0] not in _SELF_NAMES:
             # `screen = self.screen` with the field typed by a base class: looked up when asked
             types[key] = [source[1]]
+    for function, names in returned_calls.items():  # `return cls(...)` of `cls = _PreciseSelector`
+        aliased = [c for name in names for c in class_aliases.get((function, name), ())]
+        if aliased:
+            known = returns.setdefault(function, [])
+            known[:] = [t for t in known if t[:-2] not in names]
+            known.extend(c for c in dict.fromkeys(aliased) if c not in known)
     for function, names in returned_names.items():  # `return context`: the local's types
         known = returns.setdefault(function, [])
         for name in names:

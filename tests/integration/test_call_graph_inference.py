@@ -228,7 +228,12 @@ def test_the_definition_of_a_doc_comments_link(engine: trifecta.Engine) -> None:
 def test_fields_a_base_class_types_reach_the_method_in_its_subclasses(engine: trifecta.Engine) -> None:
     # `self.successor.select_from()` in a subclass, where the base's __init__ assigns `Terminal()`
     assert callers(engine, "sym://python/type/fields/selectors/Terminal#select_from") == [
-        ("fields/selectors.py", 20, "Wildcard.select", "exact", "call")
+        ("fields/selectors.py", 20, "Wildcard.select", "exact", "call"),
+        ("fields/selectors.py", 49, "Step.walk", "exact", "call"),  # make_selector() returns a Terminal()
+    ]
+    # ... or `cls(pattern)` of `cls = Precise`
+    assert callers(engine, "sym://python/type/fields/selectors/Precise#select_from") == [
+        ("fields/selectors.py", 49, "Step.walk", "exact", "call")
     ]
     # `canvas = self.canvas` copies a field the base types; `self.canvas = self.root = Canvas()` types both
     assert callers(engine, "sym://python/type/fields/selectors/Canvas#draw") == [
