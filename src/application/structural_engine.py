@@ -76,11 +76,21 @@ class StructuralEngine:
         # `Integer` and `String` before `MONEY` among the subclasses of TypeEngine), then in file order; an
         # outline ("methods of Inventory", "interfaces in server") keeps file order
         outline = sq.listing or bool(sq.members_of)
-        uses = (
-            self._reader.name_uses(sorted({s.name for _, s in found}))
-            if len(found) > 1 and not outline
-            else {}
-        )
+        uses: dict[str, int] = {}
+        if len(found) > 1 and not outline:
+            # uses order members within a (scope, test) tier: only the tiers that reach the limit need them
+            # ("subclasses of Exception in json": json's few, not the 140 exception classes elsewhere)
+            tiers: dict[tuple[int, bool], list[str]] = {}
+            for item in found:
+                tiers.setdefault((-in_scope(item), is_test_file(item[0])), []).append(item[1].name)
+            names: set[str] = set()
+            shown = 0
+            for key in sorted(tiers):
+                names.update(tiers[key])
+                shown += len(tiers[key])
+                if shown >= limit:
+                    break
+            uses = self._reader.name_uses(sorted(names))
         found.sort(
             key=lambda item: (
                 -in_scope(item),
