@@ -213,7 +213,10 @@ class Engine:
         self._stale = None
         # What the process holds once indexed (modules, parser, file states) lives on: frozen, it is out of the
         # garbage collector's walk, whose full collections cost a search 15-20 ms (sqlalchemy, every ~8th
-        # search; first-pass CPU p95 39 -> 20 ms). Garbage is collected first, so none is kept.
+        # search; first-pass CPU p95 39 -> 20 ms). Garbage is collected first, so none is kept, and what an
+        # earlier index() froze is thawed for that collection: in a long-lived process (the MCP server indexes
+        # again and again) what it froze and has since dropped is collected, never kept for good.
+        gc.unfreeze()
         gc.collect()
         gc.freeze()
         return report

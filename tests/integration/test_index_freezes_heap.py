@@ -43,3 +43,34 @@ def test_index_freezes_what_lives_on_and_keeps_no_garbage(sample_repo: Path) -> 
     assert before == 0 and after > 1000  # the modules, the parser, the file states
     assert collected  # a cycle dropped before index() was freed, not frozen
     assert hits > 0
+
+
+AGAIN = """
+import gc, sys, weakref
+import trifecta
+
+class Node:
+    pass
+
+engine = trifecta.open(sys.argv[1])
+cycle = Node()
+cycle.me = cycle
+gone = weakref.ref(cycle)
+engine.index()  # freezes the cycle with everything else alive
+del cycle  # now garbage, but frozen: only a thaw lets the collector see it
+engine.index()
+print(gone() is None)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_what_an_earlier_index_froze_and_was_dropped_is_collected_by_the_next(sample_repo: Path) -> None:
+    # a long-lived process (the MCP server) indexes again and again: what one run froze must not be kept forever
+    out = subprocess.run(
+        [sys.executable, "-c", AGAIN, str(sample_repo)],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=True,
+    ).stdout.split()
+    assert out == ["True"]
