@@ -75,20 +75,30 @@ class PatternEngine:
         needles = [n for n in needles if n]
         if not needles:
             return []
-        hits: list[Hit] = []
+        found: list[tuple[Hit, str]] = []
         for needle in needles[:4]:
-            hits += self.search_in(self._reader.substring_candidates([needle], limit=400), needle)
-        best: dict[str, Hit] = {}
-        for h in hits:
-            if h.chunk.id not in best or h.score > best[h.chunk.id].score:
-                best[h.chunk.id] = h
-        ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
-        return ranked[:limit]
+            found += self._matches(self._reader.substring_candidates([needle], limit=400), needle)
+        best: dict[str, tuple[Hit, str]] = {}
+        for h, line in found:
+            if h.chunk.id not in best or h.score > best[h.chunk.id][0].score:
+                best[h.chunk.id] = (h, line)
+        ranked = sorted(best.values(), key=lambda m: (-m[0].score, m[0].chunk.path, m[0].chunk.start_line))
+        # only the hits shown are placed at their file's exact line (a module or class chunk's match is found
+        # in its file, read once: reading the files of every candidate cost a search 8 ms on webpack)
+        lines = LineLocator(self._source)
+        return [attrs.evolve(h, line=lines.locate(h.chunk, h.line, line)) for h, line in ranked[:limit]]
 
     def search_in(self, chunks: Iterable[Chunk], needle: str) -> list[Hit]:
         """The chunks that hold the needle, each at its first matching line; a line that defines it
         counts double, a text window or module-level chunk less."""
         lines = LineLocator(self._source)
+        return [
+            attrs.evolve(h, line=lines.locate(h.chunk, h.line, line))
+            for h, line in self._matches(chunks, needle)
+        ]
+
+    def _matches(self, chunks: Iterable[Chunk], needle: str) -> list[tuple[Hit, str]]:
+        """`search_in`'s hits at the chunk's own guess of the line, each with the matching line's text."""
         smart_case = needle != needle.lower()  # like ripgrep: an upper-case letter makes it case-sensitive
         hits = []
         for chunk in chunks:
@@ -100,12 +110,15 @@ class PatternEngine:
             if chunk.kind in (ChunkKind.MODULE, ChunkKind.TEXT):
                 score *= 0.8
             hits.append(
-                Hit(
-                    chunk=chunk,
-                    score=score,
-                    match_type="pattern",
-                    line=lines.locate(chunk, line_no, line),
-                    preview=line.strip()[:300],
+                (
+                    Hit(
+                        chunk=chunk,
+                        score=score,
+                        match_type="pattern",
+                        line=line_no,
+                        preview=line.strip()[:300],
+                    ),
+                    line,
                 )
             )
         return hits
