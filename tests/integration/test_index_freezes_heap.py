@@ -58,7 +58,7 @@ cycle.me = cycle
 gone = weakref.ref(cycle)
 engine.index()  # freezes the cycle with everything else alive
 del cycle  # now garbage, but frozen: only a thaw lets the collector see it
-open(sys.argv[1] + "/added.py", "w").write("def added():\n    return 1\n")
+open(sys.argv[1] + "/added.py", "w").write("def added():\\n    return 1\\n")
 engine.index()  # a run that changed something collects again
 print(gone() is None)
 """
