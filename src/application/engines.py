@@ -482,11 +482,29 @@ class LineLocator:
         return guess
 
 
+# what str.splitlines breaks lines at besides "\n"
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def _first_line(chunk: Chunk, needle: str, case_sensitive: bool) -> tuple[int, str]:
     want = needle if case_sensitive else needle.lower()
-    if case_sensitive:
-        return _first_matching_line(chunk, lambda line: want in line)
-    return _first_matching_line(chunk, lambda line: want in line.lower())
+    body = chunk.body
+    folded = body if case_sensitive else body.lower()
+    pos = folded.find(want)
+    if pos < 0:
+        return 0, ""
+    if chunk.kind is ChunkKind.CLASS or len(folded) != len(body) or any(b in body for b in _OTHER_BREAKS):
+        # a class chunk's summary lines, a lower case of another length, other line breaks: line by line
+        if case_sensitive:
+            return _first_matching_line(chunk, lambda line: want in line)
+        return _first_matching_line(chunk, lambda line: want in line.lower())
+    # the first match's line from its offset: what walking the lines finds, without splitting every line
+    start = body.rfind("\n", 0, pos) + 1
+    end = body.find("\n", pos)
+    line = body[start : end if end >= 0 else len(body)]
+    if chunk.kind is ChunkKind.MODULE:
+        return chunk.start_line, line
+    return chunk.start_line + body.count("\n", 0, start), line
 
 
 def _first_matching_line(chunk: Chunk, test: Callable[[str], bool]) -> tuple[int, str]:
