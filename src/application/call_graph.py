@@ -556,8 +556,9 @@ class CallersUseCase(_GraphUseCase):
         order = list(Relation)
         family.sort(key=lambda f: (order.index(f[4]), f[0] != path, f[0], f[1].line, f[1].column))
         lines: dict[str, list[str] | None] = {}
-        hits = [
-            {
+
+        def row(p: str, e: Any, r: Any, **related: str) -> dict[str, Any]:
+            return {
                 "path": p,
                 "line": e.line,
                 "column": e.column + 1,
@@ -566,27 +567,14 @@ class CallersUseCase(_GraphUseCase):
                 "resolution": r.resolution.value,
                 "callee": e.text,
                 "use": _USE[e.kind],
+                **related,
                 "preview": "",
             }
-            for p, e, r in found
-        ]  # uri and preview are filled for the hits that may fit (a common name has thousands of calls)
+
+        # uri and preview are filled for the hits that may fit (a common name has thousands of calls)
+        hits = [row(p, e, r) for p, e, r in found]
         # then the calls that reach another method of the class family: after every direct one
-        hits += [
-            {
-                "path": p,
-                "line": e.line,
-                "column": e.column + 1,
-                "symbol": e.caller,
-                "uri": None,
-                "resolution": r.resolution.value,
-                "callee": e.text,
-                "use": _USE[e.kind],
-                "related": how.value,
-                "reaches": t.qualname,
-                "preview": "",
-            }
-            for p, e, r, t, how in family
-        ]
+        hits += [row(p, e, r, related=how.value, reaches=t.qualname) for p, e, r, t, how in family]
         # and the family's declarations (an override, the interface's member it implements)
         for c, how in sorted(declared, key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)):
             definition = graph.symbol(c.path, c.qualname)
