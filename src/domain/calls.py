@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -370,6 +370,19 @@ def _member(
     skip_own: bool = False,
 ) -> list[Candidate]:
     """``name`` in class ``cls`` or the first of its bases (depth first) that defines it."""
+    for current in _class_and_bases(cls, segment):
+        if not (skip_own and current is cls):
+            hits = found.get((current.path, f"{current.qualname}.{name}"), [])
+            if hits:
+                return hits
+            if _assigned_in_body(current, name, segment):
+                return []  # `encode = codecs.ascii_encode`: the class's attribute, not a base's method
+    return []
+
+
+def _class_and_bases(cls: Candidate, segment: Segment) -> Iterator[Candidate]:
+    """``cls``, then its bases breadth first, each once, down to MAX_BASE_DEPTH (the caller stops the walk by
+    returning)."""
     seen: set[tuple[str, str]] = set()
     todo = [(cls, 0)]
     while todo:
@@ -377,14 +390,8 @@ def _member(
         if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
             continue
         seen.add((current.path, current.qualname))
-        if not (skip_own and current is cls):
-            hits = found.get((current.path, f"{current.qualname}.{name}"), [])
-            if hits:
-                return hits
-            if _assigned_in_body(current, name, segment):
-                return []  # `encode = codecs.ascii_encode`: the class's attribute, not a base's method
+        yield current
         todo.extend((b, depth + 1) for b in base_classes(current, segment))
-    return []
 
 
 def _assigned_in_body(cls: Candidate, name: str, segment: Segment) -> bool:
@@ -609,13 +616,7 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
     if segment.returns is None or segment.context_of is None:
         return []
     typed = segment.returns(field)
-    seen: set[tuple[str, str]] = set()
-    todo = [(cls, 0)]
-    while todo:
-        current, depth = todo.pop(0)
-        if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
-            continue
-        seen.add((current.path, current.qualname))
+    for current in _class_and_bases(cls, segment):
         key = (current.path, f"{current.qualname}.{field}")
         texts = [t.removeprefix("#field ") for t in typed.get(key, ()) if t.startswith("#field ")]
         where = segment.context_of(current.path)
@@ -631,7 +632,6 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
                     )
                 )
             )
-        todo.extend((b, depth + 1) for b in base_classes(current, segment))
     return []
 
 
