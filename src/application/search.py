@@ -833,13 +833,13 @@ def _with_file_evidence(hits: list[Hit]) -> list[Hit]:
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=65536)
 def _path_words(path: str) -> frozenset[str]:
     """A path's folder names and file stem, folded: `json/decoder.py` -> {json, decoder}."""
     *folders, name = path.split("/")
     return frozenset(fold(p) for p in [*folders, name.rsplit(".", 1)[0]] if p and not p.startswith("__"))
 
 
-@functools.lru_cache(maxsize=16384)
 @functools.lru_cache(maxsize=16384)
 def _name_stems(name: str) -> frozenset[str]:
     """The stems of a chunk name's words: `SuggestionsFor` matches a question that says "suggested"."""

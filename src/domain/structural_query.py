@@ -201,6 +201,13 @@ _LISTING_WORDS = frozenset(
     "privadas privados no".split()
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+# a docstring's opening: what one definition does ("Return the set of additional properties for...", "Create
+# an error message for extra items or properties"), never a request for a set of constructs
+_DOCSTRING_OPENING = re.compile(
+    r"^\W*(?:returns?|produces?|creates?|computes?|calculates?|converts?|constructs?|generates?|yields?|"
+    r"raises?|raised|wraps?|ensures?|determines?|checks?\s+(?:if|whether|that))\b",
+    re.IGNORECASE,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -282,6 +289,8 @@ def parse_structural(query: str) -> StructuralQuery:
         decorator = d.group(1).rstrip(".")
         if "<" in decorator:  # "@<name>.setter": any name
             decorator = "*." + decorator.rsplit(".", 1)[-1]
+    elif _DOCSTRING_OPENING.match(text):  # plain words describe one definition: no prose filter
+        pass
     elif named := next(
         (name for pattern, name in _NAMED_DECORATORS if (n := pattern.search(text)) and _plural(n.group(0))),
         "",
@@ -315,7 +324,7 @@ def parse_structural(query: str) -> StructuralQuery:
         scope.extend(qualifier.split("."))
     scope.extend(w for w in qualifying if w not in _RELATION_WORDS)
     scope = list(dict.fromkeys(s for s in scope if s.lower() not in _SCOPE_STOP and s != returns))
-    is_async = _asks_async(text, plural)
+    is_async = _asks_async(text, plural) and not _DOCSTRING_OPENING.match(text)
     said = rest.replace(m.group(0), " ") if m and not implements else rest  # implements: already out
     for pattern in (
         _DECORATED,

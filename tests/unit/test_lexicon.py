@@ -455,3 +455,18 @@ def test_what_happens_is_a_function_phrase() -> None:
     assert "pasa" not in words and "suscriptores" in words
     assert LEX.expand("suscriptores") == ("subscriber",)
     assert [w for w, _ in LEX.expand_query("palabras reservadas")] == ["palabras reservadas"]
+
+
+def test_everyday_developer_phrases_translate_as_one_term() -> None:
+    # where the word-by-word translation misleads ("espacio de nombres" is no space of names)
+    assert (
+        dict(LEX.expand_query("¿dónde se crea el espacio de nombres?"))["espacio de nombres"][0]
+        == "namespace"
+    )
+    assert "eof" in dict(LEX.expand_query("lee hasta el fin de archivo"))["fin de archivo"]
+    assert "check" in LEX.expand("comprobación")
+
+
+def test_code_names_platforms_as_the_standard_library_does() -> None:
+    assert "posix" in LEX.expand("unix")
+    assert "win32" in LEX.expand("windows")

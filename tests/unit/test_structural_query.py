@@ -175,6 +175,8 @@ def test_a_question_may_ask_for_exception_classes(query: str, exceptions: bool) 
         "Returns True if the current name is defined in a stub file.",
         "Mixin class providing context manager functionality via a generator.",
         "Return None when the static method is missing",
+        "Return the set of additional properties for the given ``instance``.",
+        "Create an error message for extra items or properties.",
     ],
 )
 def test_a_description_of_one_definition_is_no_set(query: str) -> None:
@@ -194,5 +196,9 @@ def test_async_is_a_set_only_when_named_in_the_plural() -> None:
     for query in ("async functions in the router", "async handlers", "coroutines in asyncio.tasks"):
         assert parse_structural(query).is_async, query
     assert parse_structural("funciones asíncronas del router").is_async
-    for query in ("Create a new task from a coroutine object", "an async iterator over the lines"):
+    for query in (
+        "Create a new task from a coroutine object",
+        "an async iterator over the lines",
+        "Returns the async handlers registered for an event",
+    ):
         assert not parse_structural(query).is_async, query
