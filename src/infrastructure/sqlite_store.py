@@ -1439,12 +1439,21 @@ class SqliteIndex(IndexWriter, IndexReader):
         # The names' call edges (edges_calls, else edges_name), then their files (`+e.file_id`), rather than
         # every edge of each file and then the names: a search's hits are in the largest files (CPU a search,
         # sqlalchemy 5-8 ms by file, 3.6 ms by name, 1.3 ms by edges_calls; stdlib 6, 4.5, 1.5 ms)
+        # The files' ids first: each edge is then kept or dropped on its index entry, without a join per edge
+        # (stdlib, 27 questions: 42 -> 35 ms)
+        path_of: dict[int, str] = {}
+        for start in range(0, len(paths), 500):  # under SQLite's limit of bound parameters
+            batch = paths[start : start + 500]
+            sql = f"SELECT id, path FROM files WHERE path IN ({', '.join('?' * len(batch))})"
+            path_of.update(self._conn.execute(sql, batch).fetchall())
+        if not path_of:
+            return []
         sql = (
-            "SELECT f.path, e.caller, e.name FROM edges e JOIN files f ON f.id = +e.file_id "
+            "SELECT e.file_id, e.caller, e.name FROM edges e "
             f"WHERE e.kind = '{EdgeKind.CALL.value}' AND e.name IN ({', '.join('?' * len(names))}) "
-            f"AND f.path IN ({', '.join('?' * len(paths))})"
+            f"AND +e.file_id IN ({', '.join(map(str, path_of))})"
         )
-        return self._conn.execute(sql, [*names, *paths]).fetchall()
+        return [(path_of[f], caller, name) for f, caller, name in self._conn.execute(sql, names)]
 
     @_guard
     def name_uses(self, names: Sequence[str]) -> dict[str, int]:

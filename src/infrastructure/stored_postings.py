@@ -29,9 +29,12 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-# A word in fewer chunks is ranked by FTS5 when searched: at most ~0.5 ms. Each stored chunk costs ~1.5 us of
-# index time and 16 bytes (sqlalchemy: 687 words, 1.2M chunks, 20 MB, 2.2 s at 500; 271, 15 MB, 1.4 s at 1500).
-MIN_CHUNKS = 500
+# A word in fewer chunks is ranked by FTS5 when searched: 0.1-0.2 ms below 200 chunks, 0.2-0.5 ms from 200 to
+# 500, where a stored one is read and scored in ~0.1 ms. Each stored chunk costs ~1.5 us of index time and 16
+# bytes (sqlalchemy: 687 words, 1.2M chunks, 20 MB, 2.2 s at 500; 271, 15 MB, 1.4 s at 1500). From 500 down to
+# 200: sqlalchemy 704 -> 1,301 words, +190k chunks, +5 MB, build 1.7 -> 1.9 s of CPU; first-pass search CPU
+# p50 15.1 -> 13.5 ms over its 16 questions (stdlib's 27: unchanged), the same hits and scores.
+MIN_CHUNKS = 200
 # A word in more than this share of the chunks is left out of any-word searches (sqlite_store.search_terms),
 # so storing it would cost index time for nothing.
 MAX_SHARE = 0.25
