@@ -246,7 +246,7 @@ class SearchSegment:
             )
         structural_query = parse_structural(query)
         pool = max(request.limit * 3, 30)
-        needles = literals(query, code_words=route == "pattern")
+        needles = literals(without_doc_roles(query), code_words=route == "pattern")
         verbatim = (
             self._verbatim(query, pool, plan)
             if not needles and request.mode == "auto" and route in ("semantic", "hybrid")
@@ -667,7 +667,16 @@ class SearchSegment:
             )
             for ch, score in scored.values()
         ]
-        hits = self._with_call_evidence(_with_file_evidence(_with_owner_evidence(hits, focus)))
+        hits = _with_file_evidence(_with_owner_evidence(hits, focus))
+        if not describes_a_definition(query):
+            hits = self._with_call_evidence(hits)
+        elif _RAISED.match(query):
+            # an exception's docstring ("Raised when a stream was closed."): exception classes first, in their order
+            top = max((h.score for h in hits), default=0.0)
+            hits = [
+                attrs.evolve(h, score=h.score + top) if _looks_like_exception(h.chunk) and h.score > 0 else h
+                for h in hits
+            ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return hits[:limit]
 
@@ -786,6 +795,34 @@ _QUESTION = re.compile(
 def asks_a_question(query: str) -> bool:
     """A question (a question word or mark, English or Spanish), as against a description of a definition."""
     return bool(_QUESTION.search(query))
+
+
+_REQUEST = re.compile(
+    r"^\W*(?:find|list|show|locate|search|give|explain|point|tell|get\s+me)\b", re.IGNORECASE
+)
+
+
+def describes_a_definition(query: str) -> bool:
+    """A sentence that says what one definition does or is, as its docstring would ("Raised when a stream
+    was closed.", "Return the names of all active rules."): neither a question nor a request."""
+    text = query.strip()
+    return text.endswith(".") and not asks_a_question(text) and not _REQUEST.match(text)
+
+
+_RAISED = re.compile(r"^\W*(?:raised|thrown|issued|emitted)\b", re.IGNORECASE)
+_EXCEPTION_NAME = re.compile(
+    r"(?:Error|Exception|Warning|Exit|Interrupt|Fault|Failure|Failed|Cancelled|Exceeded)\b"
+)
+_EXCEPTION_FILES = frozenset({"exceptions", "errors", "exc", "_exceptions", "_errors", "warnings"})
+
+
+def _looks_like_exception(chunk: Chunk) -> bool:
+    """A class named or based like an exception (`EndOfStream(Exception)`, `TaskCancelled(TaskFailed)`), or any
+    class of an exceptions module."""
+    if chunk.kind is not ChunkKind.CLASS:
+        return False
+    stem = chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return stem in _EXCEPTION_FILES or bool(_EXCEPTION_NAME.search(chunk.signature or chunk.name))
 
 
 def stop_words_naming_code(query: str) -> set[str]:

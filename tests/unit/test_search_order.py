@@ -13,6 +13,7 @@ from trifecta.application.search import (
     _with_file_evidence,
     _with_owner_evidence,
     asks_a_question,
+    describes_a_definition,
     stop_words_naming_code,
     without_doc_roles,
 )
@@ -160,3 +161,13 @@ def test_quoted_constants_and_one_letter_names_are_no_literals() -> None:
     assert literals("A property which is `True` for 1xx status codes, `False` otherwise.") == []
     assert literals("Removes ``f`` from the list of ``listeners``") == ["listeners"]
     assert literals("where is `parse_header` called") == ["parse_header"]
+
+
+def test_a_docstring_sentence_describes_one_definition() -> None:
+    # a description gets no call evidence: the definition it describes, not the code around it, is the answer
+    assert describes_a_definition("Raised when a stream was closed from the other end.")
+    assert describes_a_definition("Return the names of all active rules.")
+    assert not describes_a_definition("Find the code that produces the error `flags must all be set`.")
+    assert not describes_a_definition("List the Command methods that return a *flag.FlagSet.")
+    assert not describes_a_definition("how does the pool recycle a connection.")
+    assert not describes_a_definition("parse a date string in ISO format")

@@ -1,0 +1,94 @@
+"""A docstring-style description ("Raised when...", "Return the...") asked against a real index: it describes one
+definition, so the answer is that definition, not the code around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import trifecta
+
+EXCEPTIONS = """
+class StreamError(Exception):
+    pass
+
+
+class EndOfStream(Exception):
+    pass
+
+
+class BusyResourceError(Exception):
+    pass
+"""
+
+STREAMS = """
+from .exceptions import EndOfStream
+
+
+class FileReadStream:
+    def receive(self, max_bytes=65536):
+        data = self._file.read(max_bytes)
+        if not data:
+            raise EndOfStream
+        return data
+
+    def read_closed(self):
+        if self._closed:
+            raise EndOfStream
+        return self._file.read()
+
+
+class SocketStream:
+    def receive(self, max_bytes=65536):
+        if self._closed_by_other_end:
+            raise EndOfStream
+        return self._socket.recv(max_bytes)
+
+
+def read_from_stream(stream):
+    return stream.receive()
+"""
+
+
+# the rest of a package: words such as "stream" and "end" are rare in it, as in a real one
+OTHER = "".join(
+    f"def {verb}_{noun}(value):\n    return {noun}_table.get(value, {i})\n\n\n"
+    for i, (verb, noun) in enumerate(
+        (v, n)
+        for v in ("parse", "format", "load", "save", "check")
+        for n in ("date", "path", "header", "token")
+    )
+)
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "exceptions.py").write_text(EXCEPTIONS)
+    (pkg / "streams.py").write_text(STREAMS)
+    for name in ("dates", "paths", "headers", "tokens"):
+        (pkg / f"{name}.py").write_text(OTHER)
+    engine = trifecta.open(str(tmp_path))
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def symbols(engine, query: str) -> list[str]:
+    return [h["symbol"] for h in engine.search(query, limit=5).to_dict()["data"]["hits"]]
+
+
+@pytest.mark.timeout(60)
+def test_an_exception_docstring_finds_the_exception_class_before_the_code_raising_it(engine) -> None:
+    found = symbols(
+        engine, "Raised when trying to read from a stream that has been closed from the other end."
+    )
+    assert found[0] == "EndOfStream", found
+
+
+@pytest.mark.timeout(60)
+def test_a_documentation_role_is_no_literal_to_look_up(engine) -> None:
+    plan = engine.search("Raised when reading a :class:`.FileReadStream` that was closed.", limit=5).to_dict()
+    assert ".FileReadStream" not in plan["data"]["plan"].get("literals", [])
