@@ -245,6 +245,17 @@ class SearchSegment:
                 "no embedder is configured for this segment, so --mode semantic cannot run"
             )
         structural_query = parse_structural(query)
+        if (
+            request.mode == "auto"
+            and route in ("structural", "pattern")
+            and regex is None
+            and code_pattern is None
+            and not structural_query.has_filter
+            and describes_a_definition(query)
+        ):
+            # a docstring's sentence ("Replace rule by name with new function & options.") says what one
+            # definition does: its words, not a set of functions or a text to find verbatim
+            route = "hybrid"
         pool = max(request.limit * 3, 30)
         needles = literals(without_doc_roles(query), code_words=route == "pattern")
         verbatim = (

@@ -51,6 +51,28 @@ def read_from_stream(stream):
 """
 
 
+RULES = """
+class Ruler:
+    def at(self, name, fn, options=None):
+        index = self._find(name)
+        if index == -1:
+            raise KeyError(name)
+        self._rules[index].fn = fn
+        self._rules[index].alt = (options or {}).get("alt", [])
+
+    def push(self, name, fn, options=None):
+        self._rules.append((name, fn))
+
+
+def replace_entities(text):
+    return ENTITY_RE.sub(lambda m: ENTITIES.get(m.group(1), m.group(0)), text)
+
+
+def replace_scoped(tokens, state):
+    for token in tokens:
+        token.content = replace_entities(token.content)
+"""
+
 # the rest of a package: words such as "stream" and "end" are rare in it, as in a real one
 OTHER = "".join(
     f"def {verb}_{noun}(value):\n    return {noun}_table.get(value, {i})\n\n\n"
@@ -68,6 +90,7 @@ def engine(tmp_path: Path):
     pkg.mkdir()
     (pkg / "exceptions.py").write_text(EXCEPTIONS)
     (pkg / "streams.py").write_text(STREAMS)
+    (pkg / "rules.py").write_text(RULES)
     for name in ("dates", "paths", "headers", "tokens"):
         (pkg / f"{name}.py").write_text(OTHER)
     engine = trifecta.open(str(tmp_path))
@@ -92,3 +115,11 @@ def test_an_exception_docstring_finds_the_exception_class_before_the_code_raisin
 def test_a_documentation_role_is_no_literal_to_look_up(engine) -> None:
     plan = engine.search("Raised when reading a :class:`.FileReadStream` that was closed.", limit=5).to_dict()
     assert ".FileReadStream" not in plan["data"]["plan"].get("literals", [])
+
+
+@pytest.mark.timeout(60)
+def test_a_docstring_naming_a_construct_is_no_structural_question(engine) -> None:
+    # "function" names no set of functions here: the method described is the answer
+    data = engine.search("Replace rule by name with new function & options.", limit=5).to_dict()["data"]
+    assert data["plan"]["route"] == "hybrid"
+    assert "Ruler.at" in [h["symbol"] for h in data["hits"][:2]], data["hits"]
