@@ -17,6 +17,8 @@ An outcome is one of:
   twice in a file, e.g. a Rust method in two impl blocks: the selector fails closed, by design);
 * ``overload``: a TypeScript overload signature; its selector resolves to the implementation (by design),
   whose ``data.overloads`` lists the signature's range;
+* ``group``: one of a group that resolves as a whole (a TypeScript ``get``/``set`` accessor pair, as a Python
+  property's accessors): the range spans the group, whose ``data.definitions`` lists the definition's range;
 * ``inexpressible``: the qualified name or path is not made of identifiers (Rust impl blocks such as
   ``impl Display for Value``, which are reached through their methods; files named ``my-file.ts``);
 * ``wrong`` / ``error``: anything else (a wrong range, or another error code): these are the defects.
@@ -90,6 +92,8 @@ def outcome(engine: Any, uri: str | None, spans: set[tuple[int, int]]) -> tuple[
             return "exact", ""
         if {(o["start_line"], o["end_line"]) for o in data.get("overloads", [])} & spans:
             return "overload", ""
+        if {(d["start_line"], d["end_line"]) for d in data.get("definitions", [])} & spans:
+            return "group", ""
         return "wrong", f"got {got[0]}-{got[1]}"
     error = response["errors"][0]
     if error["code"] == "AMBIGUOUS_SYMBOL":

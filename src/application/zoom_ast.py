@@ -67,6 +67,11 @@ When one file defines the qualified name more than once:
 * for a language whose rules say so (TypeScript), callable signatures without a body followed by one
   definition with a body are an overload set and resolve to that implementation (``data.overloads`` lists
   the signatures' ranges); signatures with no implementation (a declaration file) are the whole group;
+* a property's ``get`` and ``set`` accessors (TypeScript, JavaScript) resolve to the whole group, as a
+  Python property's do: the range spans both, ``data.definitions`` lists each. Whether a
+  definition has a body, and whether it is an accessor, is read from the file's syntax tree (the file is
+  parsed again for it), never from its text (a signature returning ``T & { cancel(): void }`` ends with a
+  brace);
 * anything else (``if``/``else`` or ``try``/``except`` alternatives, plain redefinitions, Rust methods of
   one name in two impl blocks) is ``AMBIGUOUS_SYMBOL`` whose candidates carry ``range`` (the grammar cannot
   tell them apart, so the answer points at ``ctx get --path <file>:<start>-<end>`` for each).
@@ -336,11 +341,9 @@ def _is_group(definitions: Sequence[Symbol]) -> bool:
     )
 
 
-def _has_body(symbol: Symbol, lines: Sequence[str]) -> bool:
-    """A brace language's definition has a body when its text ends with the body's closing brace; an
-    overload signature ends with its return type or a ``;``."""
-    text = "\n".join(lines[symbol.def_line - 1 : symbol.end_line]).rstrip()
-    return text.endswith("}")
+def _is_accessor_pair(forms: Sequence[str]) -> bool:
+    """A property's two accessors: one ``get`` and one ``set``."""
+    return sorted(forms) == ["get", "set"]
 
 
 def _trait_aliases(symbols: Sequence[Symbol]) -> dict[tuple[str, int, int], str]:
@@ -606,6 +609,17 @@ class SymbolResolver:
                 self._cache.popitem(last=False)
         return entry
 
+    def _forms(self, path: str, loaded: _FileSymbols) -> dict[tuple[str, int], str]:
+        """What the file's tree says of its callables (ParsedFile.forms: "signature" for one without a body,
+        "get" / "set" for an accessor), by (qualname, def_line). The index does not store them: the file is
+        parsed again, only when a selector finds its name defined more than once. {} when it does not parse
+        (every definition then counts as one with a body: the group fails closed as AMBIGUOUS_SYMBOL)."""
+        try:
+            parsed = self._parser.parse(path, "\n".join(loaded.lines) + "\n")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {}
+        return {(qualname, line): form for qualname, line, form in parsed.forms}
+
     def _load_parsed(self, path: str, sym: str) -> _FileSymbols | Unresolved:
         loaded = self._load(path)
         if isinstance(loaded, _FileSymbols) and loaded.error:
@@ -810,16 +824,20 @@ class SymbolResolver:
                 actions,
             )
         overloads: tuple[Symbol, ...] = ()
-        if len(found) > 1 and self._rules[language].overload_signatures:
-            bodies = [s for s in found if _has_body(s, loaded.lines)]
-            if len(bodies) == 1 and bodies[0] is found[-1] and all(s.kind.is_callable for s in found):
+        if len(found) > 1 and not _is_group(found):
+            forms = self._forms(path, loaded)
+            form = [forms.get((s.qualname, s.def_line), "") for s in found]
+            bodies = [s for s, f in zip(found, form, strict=True) if f != "signature"]
+            callables = all(s.kind.is_callable for s in found)
+            overload_set = self._rules[language].overload_signatures and callables
+            if _is_accessor_pair(form):
+                pass  # a property's `get` and `set`: the whole group, as a Python property's accessors
+            elif overload_set and len(bodies) == 1 and bodies[0] is found[-1]:
                 found, overloads = (found[-1],), found[:-1]  # the implementation
-            elif not bodies and all(s.kind.is_callable for s in found):
+            elif overload_set and not bodies:
                 overloads = ()  # signatures only (a declaration file): the whole group, as in Python
             else:
                 return self._duplicates(sym, path, components, qualname, language, found, aliases)
-        elif len(found) > 1 and not _is_group(found):
-            return self._duplicates(sym, path, components, qualname, language, found, aliases)
         return Resolved(
             selector=selector,
             path=path,

@@ -142,6 +142,10 @@ class ParsedFile:
     # the same as plain rows, as the Python parser makes them and parser workers send them: unpickling the
     # stdlib's 62k Edge objects cost the indexing process 160 ms, rows 14 ms; the stores write either form
     edge_rows: tuple[EdgeRow, ...] = ()
+    # (qualname, def_line, form) of the callables whose tree says what their text cannot: "signature" (no
+    # body: a TypeScript overload signature, an abstract or interface method) or "get" / "set" (a property
+    # accessor). Known from a parse, not stored: a selector parses again a file that defines a name twice.
+    forms: tuple[tuple[str, int, str], ...] = ()
 
     def edge_table(self) -> tuple[EdgeRow, ...]:
         """Every edge as a row (kind, caller, line, column, name, text, alias), whichever form it came in."""

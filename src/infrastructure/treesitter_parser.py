@@ -926,7 +926,37 @@ def _extract(path: str, lines: list[str], data: bytes, defs: list[_Def], spec: L
     )  # fmt: skip
     symbols.sort(key=lambda s: (s.start_line, s.depth))
     chunks.sort(key=lambda c: c.start_line)
-    return ParsedFile(language=spec.name, symbols=tuple(symbols), chunks=tuple(chunks))
+    forms = tuple((d.qualname, d.node.start_point.row + 1, form) for d in defs if (form := _form(d)))
+    return ParsedFile(language=spec.name, symbols=tuple(symbols), chunks=tuple(chunks), forms=forms)
+
+
+def _form(d: _Def) -> str:
+    """A callable's form when its tree says more than its text (ParsedFile.forms): "signature" when it has no
+    body child (an overload signature whose return type is an object type, `): T & { cancel(): void }`, ends
+    with a brace all the same), "get" / "set" when the accessor keyword comes before its name."""
+    if not d.kind.is_callable:
+        return ""
+    node = d.node
+    name = node.child_by_field_name("name")
+    for child in node.children:
+        if name is not None and child.start_byte >= name.start_byte:
+            break
+        if not child.is_named and child.type in ("get", "set"):
+            return child.type
+    return "" if _has_body(node) else "signature"
+
+
+def _has_body(node: ts.Node, depth: int = 0) -> bool:
+    """A body child on the node, on the function it is given (`const f = () => ...`, `X.prototype.m =
+    function`), or on the assignment a statement holds."""
+    if node.child_by_field_name("body") is not None:
+        return True
+    if depth > 2:
+        return False
+    held = [node.child_by_field_name(f) for f in ("value", "right")]
+    if node.type == "expression_statement" and node.named_children:
+        held.append(node.named_children[0])
+    return any(h is not None and _has_body(h, depth + 1) for h in held)
 
 
 def _decorators(d: _Def, spec: LanguageSpec) -> Iterable[str]:

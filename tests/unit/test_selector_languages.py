@@ -293,6 +293,55 @@ def test_a_typescript_overload_set_resolves_to_its_implementation() -> None:
     assert response.data["content"].startswith("export function parse(text: string, radix = 10)")
 
 
+TS_OBJECT_RETURNS = """export function debounce(fn: () => void): Promise<void> & { cancel(): void }
+export function debounce(fn: () => void, ms: number): Promise<void> & { cancel(): void }
+export function debounce(fn: () => void, ms = 0): any {
+    return null
+}
+"""
+
+TS_ACCESSORS = """export class Box {
+    private v = 0
+    get value(): number {
+        return this.v
+    }
+    set value(v: number) {
+        this.v = v
+    }
+}
+"""
+
+
+def test_an_overload_signature_returning_an_object_type_is_no_implementation() -> None:
+    response = Segment({"src/time.ts": TS_OBJECT_RETURNS}).snippet("sym://typescript/type/src/time/debounce")
+    assert response.ok, response.errors
+    assert response.data["range"] == {"start_line": 3, "end_line": 5}
+    assert response.data["overloads"] == [{"start_line": 1, "end_line": 1}, {"start_line": 2, "end_line": 2}]
+
+
+def test_a_typescript_get_and_set_accessor_pair_resolves_to_the_group() -> None:
+    response = Segment({"src/box.ts": TS_ACCESSORS}).snippet("sym://typescript/type/src/box/Box#value")
+    assert response.ok, response.errors
+    assert response.data["range"] == {"start_line": 3, "end_line": 8}
+    assert response.data["definitions"] == [
+        {"start_line": 3, "end_line": 5},
+        {"start_line": 6, "end_line": 8},
+    ]
+
+
+def test_a_javascript_get_and_set_accessor_pair_resolves_to_the_group() -> None:
+    js = TS_ACCESSORS.replace("private v = 0", "v = 0").replace("(): number", "()").replace(": number", "")
+    resolved = Segment({"lib/box.js": js}).resolve("sym://javascript/type/lib/box/Box#value")
+    assert lines(resolved) == (3, 8)
+    assert len(resolved.definitions) == 2
+
+
+def test_two_getters_of_one_name_stay_ambiguous() -> None:
+    twice = TS_ACCESSORS.replace("set value(v: number)", "get value(v: number)")
+    code, _, _ = Segment({"src/box.ts": twice}).error("sym://typescript/type/src/box/Box#value")
+    assert code is ErrorCode.AMBIGUOUS_SYMBOL
+
+
 def test_overload_signatures_without_an_implementation_are_one_group() -> None:
     resolved = Segment({"src/parse.ts": TS_DECLARATIONS}).resolve("sym://typescript/type/src/parse/parse")
     assert lines(resolved) == (1, 2)

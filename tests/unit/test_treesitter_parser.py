@@ -232,3 +232,31 @@ def test_doc_comment_links_are_doc_edges_at_the_linked_name(
 ) -> None:
     edges = parse_source(path, source).edges
     assert [(e.caller, e.line, e.column, e.name, e.text) for e in edges if e.kind.value == "doc"] == expected
+
+
+TS_FORMS = """export class Box {
+  get value(): number { return 1 }
+  set value(v: number) { }
+  static get size(): number { return 1 }
+  get(key: string): string { return key }
+  run(a: string): Promise<void> & { cancel(): void }
+  run(a: any): any { return null }
+  abstract stop(): void;
+}
+export const twice = (x: number) => x * 2
+"""
+
+
+def test_the_tree_tells_bodiless_signatures_and_accessors_not_the_text() -> None:
+    forms = {(q, line): f for q, line, f in parse_source("src/box.ts", TS_FORMS).forms}
+    assert forms[("Box.value", 2)] == "get" and forms[("Box.value", 3)] == "set"
+    assert forms[("Box.size", 4)] == "get"
+    # a signature whose return type is an object type ends with a brace all the same
+    assert forms[("Box.run", 6)] == "signature" and forms[("Box.stop", 8)] == "signature"
+    # with a body: a method named `get`, the implementation, an arrow constant
+    assert ("Box.get", 5) not in forms and ("Box.run", 7) not in forms and ("twice", 10) not in forms
+
+
+def test_javascript_assignment_functions_have_their_body() -> None:
+    text = "function A() {}\nA.prototype.m = function (x) { return x }\nexports.k = async () => {}\n"
+    assert parse_source("lib/a.js", text).forms == ()
