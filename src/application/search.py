@@ -643,6 +643,13 @@ class SearchSegment:
             terms = [t for t in terms if fold(t) in content and fold(t) not in in_phrase] or (
                 [] if phrases else terms
             )
+        said: set[str] = set()  # what an English phrase says in code's words: "command line" -> cli
+        if self._lexicon is not None and not spanish:
+            for phrase, alts in self._lexicon.english_phrases(query):
+                words_of = phrase.split()
+                terms = [t for t in terms if fold(t) not in words_of]
+                phrases.append([phrase, *alts[:4]])
+                said.update(alts)
         if not terms and not phrases:  # only stop words or punctuation: search what there is
             terms = query_terms(query, keep_stop_words=True)
         if not terms and not phrases:
@@ -657,7 +664,7 @@ class SearchSegment:
             for sc in self._reader.search_terms(groups, require_all=False, limit=pool):
                 if sc.chunk.id not in scored:
                     scored[sc.chunk.id] = (sc.chunk, sc.score)
-        words = {fold(w) for t in terms for w in [t, *split_identifier(t)]}
+        words = {fold(w) for t in terms for w in [t, *split_identifier(t)]} | said
         # a word naming a file or folder says where the answer lives ("how does textwrap wrap lines")
         places = words & self._place_words()
         if self._lexicon is not None and spanish:

@@ -321,6 +321,23 @@ class Lexicon:
         subcomando). A phrase key gives its content words ("una sola vez": none; "memoria compartida": both)."""
         return [w for word, _ in self.expand_query(query) for w in word.split() if self._is_content(fold(w))]
 
+    def english_phrases(self, query: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The multi-word synonym keys a query says ("command line" -> cli, "file descriptor" -> fd), each with
+        its alternatives, in the order they occur; a word belongs to one phrase at most."""
+        folded = [fold(t) for t in _WORD.findall(query)]
+        out: list[tuple[str, tuple[str, ...]]] = []
+        i = 0
+        while i < len(folded):
+            for n in (4, 3, 2):
+                key = " ".join(folded[i : i + n])
+                if i + n <= len(folded) and key in self.synonyms:
+                    out.append((key, self.synonyms[key]))
+                    i += n
+                    break
+            else:
+                i += 1
+        return out
+
     def expand_query(self, query: str) -> list[tuple[str, tuple[str, ...]]]:
         """(word, alternatives) for each content word of a query; multi-word lexicon keys are taken greedily.
 

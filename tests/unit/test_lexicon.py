@@ -470,3 +470,12 @@ def test_everyday_developer_phrases_translate_as_one_term() -> None:
 def test_code_names_platforms_as_the_standard_library_does() -> None:
     assert "posix" in LEX.expand("unix")
     assert "win32" in LEX.expand("windows")
+
+
+def test_english_phrases_code_spells_as_one_word() -> None:
+    assert LEX.english_phrases("how are command-line arguments read from standard input?") == [
+        ("command line", LEX.synonyms["command line"]),
+        ("standard input", ("stdin",)),
+    ]
+    assert "cli" in LEX.synonyms["command line"]
+    assert LEX.english_phrases("a line of the command") == []
