@@ -479,3 +479,9 @@ def test_english_phrases_code_spells_as_one_word() -> None:
     ]
     assert "cli" in LEX.synonyms["command line"]
     assert LEX.english_phrases("a line of the command") == []
+
+
+def test_phrasal_verbs_are_the_one_word_names_code_gives_them() -> None:
+    said = dict(LEX.english_phrases("where is a checked-out connection rolled back and then shut down?"))
+    assert said == {"checked out": ("checkout",), "rolled back": ("rollback",), "shut down": ("shutdown",)}
+    assert "lookup" in dict(LEX.english_phrases("how does a group look up a subcommand"))["look up"]
