@@ -301,52 +301,86 @@ def _nodes(
     methods: frozenset[str] = frozenset(),
     owners: frozenset[str] = _SELF_NAMES,
     modules: frozenset[str] = frozenset(),
-) -> list[Any]:
-    """The nodes of the tree the edge walk reads (depth first): `ast.walk` without its generators, without
-    visiting expression contexts, operators and leaves, and keeping only the kinds in `_WANTED` (2.7x
-    faster than `ast.walk` on the standard library); and the `ast.Name`s of ``names`` (of ``functions``
-    only when an attribute is read from it: `f.__doc__`, not `log.info`), and the attributes of
-    ``methods`` read from a name (``self.m``, ``cls.m``, ``Klass.m``, ``tracker.m``) or a call
-    (``Codec().m``), and the classes read from ``modules`` (``typing.Optional``, ``socket.SocketType``; a
-    capitalized name, not a constant)."""
+) -> tuple[list[Any], list[ast.Call], list[Any]]:
+    """The nodes of the tree the edge walk reads (depth first), sorted as it reads them: the statements and
+    other nodes of the kinds in `_WANTED`, the calls, and the values read (names and attributes, ``Load``
+    only). `ast.walk` without its generators, without visiting expression contexts, operators and leaves
+    (2.7x faster than `ast.walk` on the standard library).
+
+    The values are the `ast.Name`s of ``names`` (of ``functions`` only when an attribute is read from it:
+    `f.__doc__`, not `log.info`), the attributes of ``methods`` read from a name (``self.m``, ``cls.m``,
+    ``Klass.m``, ``tracker.m``) or a call (``Codec().m``), and the classes read from ``modules``
+    (``typing.Optional``, ``socket.SocketType``; a capitalized name, not a constant); never a call's
+    callee (`f` of `f()`, `self.m` of `self.m()`: those are the calls)."""
     out: list[Any] = []
+    calls: list[ast.Call] = []
+    values: list[Any] = []
     stack: list[Any] = [tree]
-    pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
+    pop, push, extend, add, add_call, add_value = (
+        stack.pop,
+        stack.append,
+        stack.extend,
+        out.append,
+        calls.append,
+        values.append,
+    )
     children_of = _CHILDREN.get
-    leaves, wanted, name_t, attribute_t, call_t, list_t = (
+    leaves, wanted, name_t, attribute_t, call_t, list_t, load_t = (
         _LEAVES,
         _WANTED,
         ast.Name,
         ast.Attribute,
         ast.Call,
         list,
+        ast.Load,
     )
     while stack:
         node = pop()
         kind = type(node)
         if kind is name_t:
-            if node.id in names:
-                add(node)
+            if node.id in names and type(node.ctx) is load_t:
+                add_value(node)
             continue
         if kind in leaves:
             continue
+        if kind is call_t:
+            add_call(node)
+            func = node.func  # pushed first, as the fields' order has it: the same order as `ast.walk`'s
+            if type(func) is attribute_t:  # `x.m(...)`: what `x` holds, never `x.m` itself (the call)
+                value = func.value
+                if type(value) is name_t:
+                    if value.id in functions and value.id not in owners:
+                        add_value(value)  # `f.cache_clear()`: `f` read as a value
+                else:
+                    push(value)
+            elif type(func) is not name_t:
+                push(func)
+            extend(node.args)
+            extend(node.keywords)
+            continue
         if kind in wanted:
             add(node)
-        elif kind is attribute_t:
+        elif kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
             value = node.value
             if type(value) is name_t:
                 if value.id in owners:
-                    if node.attr in methods:
-                        add(node)
+                    if node.attr in methods and type(node.ctx) is load_t:
+                        add_value(node)
                 elif value.id in functions:
-                    add(value)
+                    add_value(value)
                 elif node.attr in methods:
-                    add(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
-                elif value.id in modules and node.attr[:1].isupper() and not node.attr.isupper():
-                    add(node)  # `typing.Optional`
+                    if type(node.ctx) is load_t:
+                        add_value(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
+                elif (
+                    value.id in modules
+                    and node.attr[:1].isupper()
+                    and not node.attr.isupper()
+                    and type(node.ctx) is load_t
+                ):
+                    add_value(node)  # `typing.Optional`
             else:
-                if type(value) is call_t and node.attr in methods:
-                    add(node)  # `Codec().encode`
+                if type(value) is call_t and node.attr in methods and type(node.ctx) is load_t:
+                    add_value(node)  # `Codec().encode`
                 push(value)
             continue
         children = children_of(kind)
@@ -364,7 +398,7 @@ def _nodes(
                 extend(value)  # a string or None in a list (`Dict.keys`) is a leaf, skipped when popped
             elif value is not None:
                 push(value)
-    return out
+    return out, calls, values
 
 
 def _children_getter(kind: type) -> str | Callable[[Any], tuple[Any, ...]]:
@@ -467,8 +501,6 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             class_names[qualname] = known
         return known
 
-    calls: list[ast.Call] = []
-    values: list[Any] = []  # names and `self.m` attributes that may be functions used as values
     edges: list[EdgeRow] = []  # as rows (Edge.row()): the stdlib's 70k Edge objects cost 0.09 s to make
     types: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> class names, as written
     assigned: set[tuple[str, str]] = set()  # (scope, variable) the scope binds, with a known type or not
@@ -549,17 +581,17 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     owners = _SELF_NAMES | class_shorts
     from_imported, modules = _imported(tree)
     values_of = functions | from_imported | class_shorts
-    for node in _nodes(tree, values_of, functions, methods, owners, modules):
+    statements, calls, values = _nodes(tree, values_of, functions, methods, owners, modules)
+    for node in statements:
         kind = type(node)
-        if kind is name_t or kind is attribute_t:
-            values.append(node)
-        elif kind is call_t:
-            calls.append(node)
-        elif kind is assign_t:
+        if kind is assign_t:
             value = node.value
             where = owner[node.lineno]
             for target in node.targets:
-                bind(target, where)
+                if type(target) is name_t:  # most targets
+                    assigned.add((where, target.id))
+                else:
+                    bind(target, where)
             if type(value) not in (call_t, name_t, attribute_t):
                 continue
             target = node.targets[0]
@@ -604,12 +636,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 for name in _annotation_types(node.annotation):
                     typed((owner[node.lineno], node.target.id), name)
         elif kind is arg_t:
-            assigned.add((owner[node.lineno], node.arg))
+            key = (owner[node.lineno], node.arg)
+            assigned.add(key)
             if node.annotation is None:
-                untyped_params.add((owner[node.lineno], node.arg))
+                untyped_params.add(key)
             else:
                 for name in _annotation_types(node.annotation):
-                    typed((owner[node.lineno], node.arg), name)
+                    typed(key, name)
         elif kind is return_t:
             where = owner[node.lineno]
             if node.value is not None and where and (name := returned(node, where)):
@@ -759,38 +792,40 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         return text
 
     defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
-    called = set()
     for call in calls:
         func = call.func
-        called.add(id(func))
-        if type(func) is name_t:
-            line, column, name, text = func.lineno, func.col_offset, func.id, func.id
-        elif type(func) is attribute_t:
-            name = func.attr
-            line = func.end_lineno or func.lineno
-            column = max(0, (func.end_col_offset or 0) - len(name))
-            value = func.value
-            text = f"{value.id}.{name}" if type(value) is name_t else _callee(func)  # most are `x.m()`
-        else:
-            continue  # `f()()`, `a[0]()`: no name to resolve
         caller = owner[call.lineno]
-        receiver = ""
-        dots = text.count(".")
-        if not dots:
-            if name in functions and bound_in(caller, name, defined):
-                receiver = LOCAL  # `def f(sub_debug=sub_debug): sub_debug()`: the parameter, not the function
-        elif dots == 1:
-            receiver = receiver_type(caller, text.split(".", 1)[0])
-        elif dots == 2:
-            receiver = "|".join(types.get((class_of(caller), text.rsplit(".", 1)[0]), ())[:3])
-        if not receiver and type(func) is attribute_t and type(func.value) is call_t:
-            receiver = made_by(func.value)  # `Service(store).fetch()`, `self.make().fetch()`
-            if receiver.endswith("()"):
-                receiver = concrete(receiver, caller)
+        if type(func) is name_t:  # `f()`
+            name = func.id
+            receiver = LOCAL if name in functions and bound_in(caller, name, defined) else ""
+            # `def f(sub_debug=sub_debug): sub_debug()` calls the parameter, not the function
+            edges.append((CALL, caller, func.lineno, func.col_offset, name, name, receiver))
+            continue
+        if type(func) is not attribute_t:
+            continue  # `f()()`, `a[0]()`: no name to resolve
+        name = func.attr
+        line = func.end_lineno or func.lineno
+        column = max(0, (func.end_col_offset or 0) - len(name))
+        value = func.value
+        if type(value) is name_t:  # most are `x.m()`
+            text = f"{value.id}.{name}"
+            memo = receivers.get((caller, value.id))  # `receiver_type`'s memo, read here: a third of
+            receiver = receiver_type(caller, value.id) if memo is None else memo  # the calls ask again
+        else:
+            text = _callee(func)
+            dots = text.count(".")
+            if dots == 1:
+                receiver = receiver_type(caller, text.split(".", 1)[0])
+            elif dots == 2:
+                receiver = "|".join(types.get((class_of(caller), text.rsplit(".", 1)[0]), ())[:3])
+            else:
+                receiver = ""
+            if not receiver and type(value) is call_t:
+                receiver = made_by(value)  # `Service(store).fetch()`, `self.make().fetch()`
+                if receiver.endswith("()"):
+                    receiver = concrete(receiver, caller)
         edges.append((CALL, caller, line, column, name, text, receiver))
     for node in values:
-        if id(node) in called or type(node.ctx) is not ast.Load:
-            continue
         caller = read_in.get(id(node), owner[node.lineno]) if read_in else owner[node.lineno]
         if type(node) is name_t:
             if bound_in(caller, node.id, defined):

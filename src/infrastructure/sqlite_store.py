@@ -10,7 +10,8 @@ SqliteIndex for what is never thrown away):
     chunks(rowid, id UNIQUE, file_id, path, start_line, end_line, kind, language, symbol, name,
            signature, doc, body)
     edges(file_id, kind, caller, line, col, name, text, alias)   call sites and imports (domain.calls.Edge),
-                replaced with their file's symbols; looked up by file and by name; edges_calls (name, file_id,
+                replaced with their file's symbols; looked up by file and by name (edges_file, edges_name: a
+                run that starts on an empty table makes them at its end); edges_calls (name, file_id,
                 caller) of the call edges, made by the run's end (an older index gets it on its next run)
     symbols_shape (kind, bases, decorators): structural look-ups by a substring of the bases or decorators,
                 made by the run's end like edges_calls
@@ -153,6 +154,13 @@ INSERT OR IGNORE INTO meta(key, value) VALUES ('substring_index', 'scan');
 
 # call_names' look-up: the call edges of a few names, with no row read (sqlalchemy +11 MB, stdlib +17 MB)
 _CALLS_INDEX = f"CREATE INDEX IF NOT EXISTS edges_calls ON edges(name, file_id, caller) WHERE kind = '{EdgeKind.CALL.value}'"
+# The edges' look-ups by file and by name. A run that starts on an empty edges table (a new index, the usual
+# first run) drops them and makes them at its end: one sort of the finished table rather than 76k B-tree
+# inserts (stdlib: 0.19 -> 0.14 s of CPU for the edges' writes, these two and edges_calls)
+_EDGE_INDEXES = {
+    "edges_file": "CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id)",
+    "edges_name": "CREATE INDEX IF NOT EXISTS edges_name ON edges(name)",
+}
 # structural_candidates' scan for a substring of the bases or decorators (stdlib +1.9 MB)
 _SHAPE_INDEX = "CREATE INDEX IF NOT EXISTS symbols_shape ON symbols(kind, bases, decorators)"
 _CHUNK_COLS = (
@@ -494,6 +502,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._identity: tuple[int, int] | None = None  # of the file the connection opened
         self._lock_depth = 0
         self._substring_ready = True
+        self._edge_indexes_deferred = False  # dropped by this run on an empty table (finish_run makes them)
         self._trigrams_from: int | None = None  # the first chunk rowid of this batch not yet in chunks_tri
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
         self._postings_cache: dict[str, tuple[Any, Any]] = {}  # FTS clause -> (rowids, scores), likewise
@@ -882,6 +891,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         with self._transaction() as c:
             self._substring_ready = self._read_substring_state() == "ready"
             self._trigrams_from = None
+            if updates:
+                self._prepare_edge_indexes(c)
             before = self._file_ids([*deleted, *(up.state.path for up in updates)])  # see _keep_postings
             usable = stored_postings.usable(c)
             skipped = [up.state for up in updates if up.state.sha256.startswith(SKIPPED_PREFIX)]
@@ -924,6 +935,26 @@ class SqliteIndex(IndexWriter, IndexReader):
                 states.pop(path, None)
             states.update((st.path, st) for st in itertools.chain(touched, (up.state for up in updates)))
             self._states_cache = states
+
+    def _prepare_edge_indexes(self, c: sqlite3.Connection) -> None:
+        """Before a batch's writes: on an empty edges table, drop the edges' look-up indexes until the run's
+        end (finish_run); on a filled one, make sure they are there (a run that dropped them was stopped
+        before its end: its files are replaced by file, which needs edges_file)."""
+        if self._edge_indexes_deferred:
+            return
+        present = {
+            row[0]
+            for row in c.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='edges'")
+        }
+        if c.execute("SELECT 1 FROM edges LIMIT 1").fetchone() is None:
+            for name in _EDGE_INDEXES:
+                if name in present:
+                    c.execute(f"DROP INDEX {name}")
+            self._edge_indexes_deferred = True
+        else:
+            for name, sql in _EDGE_INDEXES.items():
+                if name not in present:
+                    c.execute(sql)
 
     def _write_file(self, up: FileUpdate) -> None:
         c = self._conn
@@ -1041,10 +1072,11 @@ class SqliteIndex(IndexWriter, IndexReader):
         if c.execute("SELECT 1 FROM meta WHERE key='built_at'").fetchone() is None:
             return False
         made = c.execute(
-            "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN ('edges_calls', 'symbols_shape')"
+            "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN "
+            "('edges_calls', 'symbols_shape', 'edges_file', 'edges_name')"
         ).fetchone()[0]
         return (
-            made == 2
+            made == 4
             and stored_postings.state(c) == stored_postings.READY
             and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
             and not self._fts_to_merge(c)
@@ -1070,6 +1102,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         with self._transaction() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)", (built_at,))
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edges_version', ?)", (EDGES_VERSION,))
+            for sql in _EDGE_INDEXES.values():  # dropped by a run that started on an empty edges table
+                c.execute(sql)
             c.execute(_CALLS_INDEX)  # made once, after the first run's inserts (an older index gets it here)
             c.execute(_SHAPE_INDEX)
             if self._fts_to_merge(c):
@@ -1077,6 +1111,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             if stored_postings.needs_build(c, self._chunk_count_now()):
                 paths = [(r[0], _path_words(r[1])) for r in c.execute("SELECT id, path FROM files")]
                 stored_postings.build(c, "chunks_fts", FIELD_WEIGHTS, _RANK, self._fts_tokenizer(), paths)
+        self._edge_indexes_deferred = False
         self._states_cache = states  # no file changed
 
     def _chunk_count_now(self) -> int:

@@ -61,3 +61,52 @@ def test_call_names_read_the_calls_index_a_run_makes_and_an_older_index_gets_it(
     assert "edges_calls" in plan(index)
     assert ("m0.py", "late", "helper_1") in index.call_names(["m0.py"], ["helper_1"])
     index.close()
+
+
+def edge_indexes(index: SqliteIndex) -> set[str]:
+    rows = index._conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='edges'")
+    return {r[0] for r in rows}
+
+
+def test_a_first_run_makes_the_edges_look_up_indexes_at_its_end_and_a_stopped_one_gets_them_back(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "index.db"
+    index = SqliteIndex(db)
+    items = list(FILES.items())
+    index.apply([update(p, t) for p, t in items[:4]], [], [])
+    # written without the per-row upkeep of edges_file / edges_name: one sort of the table at the end
+    assert not edge_indexes(index) & {"edges_file", "edges_name"}
+    assert not index.has_completed_run()
+    index.apply([update(p, t) for p, t in items[4:]], [], [])
+    index.finish_run("now")
+    assert {"edges_file", "edges_name", "edges_calls"} <= edge_indexes(index)
+    assert index.has_completed_run()
+    by_name = sorted((p, e.line) for p, e in index.edges(names=["helper_1"]))
+    assert len(by_name) == 8 * 2  # f{n}_1 and f{n}_4 of every file
+    plan = " ".join(
+        str(r[-1]) for r in index._conn.execute("EXPLAIN QUERY PLAN SELECT * FROM edges WHERE name='x'")
+    )
+    assert "edges_name" in plan or "edges_calls" in plan
+    index.close()
+
+    # a run stopped after dropping them on a new index: the next one, on a filled table, makes them first
+    older = sqlite3.connect(db)
+    older.execute("DROP INDEX edges_file")
+    older.execute("DROP INDEX edges_name")
+    older.commit()
+    older.close()
+    index = SqliteIndex(db)
+    assert not index.has_completed_run()
+    index.apply([update("m0.py", FILES["m0.py"] + "def late():\n    helper_1()\n")], [], [])
+    assert {"edges_file", "edges_name"} <= edge_indexes(index)
+    plan = " ".join(
+        str(r[-1]) for r in index._conn.execute("EXPLAIN QUERY PLAN DELETE FROM edges WHERE file_id=1")
+    )
+    assert "edges_file" in plan
+    index.finish_run("later")
+    assert index.has_completed_run()
+    assert sorted((p, e.line) for p, e in index.edges(names=["helper_1"])) == sorted(
+        [*by_name, ("m0.py", 32)]
+    )
+    index.close()
