@@ -316,7 +316,7 @@ class SearchSegment:
                 others = {k: v for k, v in results.items() if k != "structural"}
                 members = _by_relevance(members, _fuse(others, weights, focus, pool) if others else [])
             hits = _set_first(hits, members)
-        elif regex is None and code_pattern is None:
+        elif regex is None and code_pattern is None and not _USE_STATEMENT.match(query):
             hits = _set_first(hits, self._named_definitions(query, focus, plan))
         if request.mode in ("auto", "structural") and regex is None and code_pattern is None:
             callers = self._callers(query, pool, plan)  # at their call's line, whatever else found them
@@ -791,6 +791,12 @@ _GRAMMAR_WORDS = frozenset(
 
 # a documentation cross-reference (Sphinx roles: ":meth:`~anyio.to_process.run_sync`", ":class:`.Future`")
 _DOC_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`[~.!]*([^`<]+?)(?:\s*<[^`>]*>)?`")
+
+
+# a statement that uses a name, not its definition: `raise FrozenInstanceError`, `throw new Error(`, `import x`
+_USE_STATEMENT = re.compile(
+    r"^\s*(?:raise|throw(?:\s+new)?|new|await|yield|return|import|from|panic!?)\s+[\w.$]+[\s(;]*(?:\(.*)?$"
+)
 
 
 def without_doc_roles(query: str) -> str:

@@ -123,3 +123,16 @@ def test_a_docstring_naming_a_construct_is_no_structural_question(engine) -> Non
     data = engine.search("Replace rule by name with new function & options.", limit=5).to_dict()["data"]
     assert data["plan"]["route"] == "hybrid"
     assert "Ruler.at" in [h["symbol"] for h in data["hits"][:2]], data["hits"]
+
+
+@pytest.mark.timeout(60)
+def test_a_statement_using_a_name_finds_the_statement_not_the_definition(engine) -> None:
+    # `raise EndOfStream` asks where it is raised; `class EndOfStream` would ask for the definition
+    hits = engine.search("raise EndOfStream", limit=5).to_dict()["data"]["hits"]
+    assert hits[0]["symbol"] in {
+        "FileReadStream.receive",
+        "FileReadStream.read_closed",
+        "SocketStream.receive",
+    }
+    assert "raise EndOfStream" in hits[0]["preview"]
+    assert engine.search("class EndOfStream", limit=5).to_dict()["data"]["hits"][0]["symbol"] == "EndOfStream"
