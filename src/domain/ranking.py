@@ -26,13 +26,13 @@ def reciprocal_rank_fusion(
 
 SECONDARY_MULTIPLIER = 0.5  # a declaration, generated, minified or vendored file: the source is elsewhere
 _SECONDARY_PATH = re.compile(
-    r"(?:^|/)(?:vendor|third_party|third-party|node_modules|bower_components|dist)/"
+    r"(?:^|/)(?:vendor|third_party|third-party|node_modules|bower_components|dist|examples?|samples?|benchmarks?|docs)/"
     r"|\.d\.[cm]?ts$|\.min\.[a-z]+$|[.-]bundle\.[a-z]+$|\.pb\.go$|_pb2(?:_grpc)?\.pyi?$|\.g\.dart$"
     r"|(?:^|/)zz_generated[^/]*$|\.generated\.[a-z]+$|_generated\.[a-z]+$"
 )
 _ASKS_SECONDARY = re.compile(
     r"\b(?:d\.ts|declarations?|typings|vendor(?:ed)?|third[_ -]party|node_modules|generated|minified|bundle[ds]?|"
-    r"dist|protobuf|pb2)\b",
+    r"dist|protobuf|pb2|examples?|samples?|benchmarks?|docs|documentation)\b",
     re.IGNORECASE,
 )
 

@@ -1,4 +1,4 @@
-def test_declaration_generated_minified_and_vendored_files_are_secondary_unless_asked_for() -> None:
+def test_declaration_generated_vendored_example_and_benchmark_files_are_secondary_unless_asked_for() -> None:
     from trifecta.domain.ranking import asks_for_secondary_files, is_secondary_file
 
     for path in (
@@ -10,12 +10,24 @@ def test_declaration_generated_minified_and_vendored_files_are_secondary_unless_
         "proto/msg_pb2.py",
         "node_modules/lodash/map.js",
         "zz_generated.deepcopy.go",
+        "examples/tutorial/app.py",
+        "benchmarks/nested_schemas.py",
+        "docs/conf.py",
     ):
         assert is_secondary_file(path), path
-    for path in ("src/index.ts", "lib/distance.js", "pkg/vendors.go", "src/build_info.rs", "types.ts"):
+    # a Go `doc` package or a tokio `doc` module is code, not documentation
+    for path in (
+        "src/index.ts",
+        "lib/distance.js",
+        "pkg/vendors.go",
+        "src/build_info.rs",
+        "types.ts",
+        "doc/man_docs.go",
+    ):
         assert not is_secondary_file(path), path
     assert asks_for_secondary_files("where are the type declarations for the router")
     assert asks_for_secondary_files("which generated protobuf messages carry the user id")
+    assert asks_for_secondary_files("which examples show a blueprint with templates")
     assert not asks_for_secondary_files("how does the router match a path")
 
 
