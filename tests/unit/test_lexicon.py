@@ -485,3 +485,4 @@ def test_phrasal_verbs_are_the_one_word_names_code_gives_them() -> None:
     said = dict(LEX.english_phrases("where is a checked-out connection rolled back and then shut down?"))
     assert said == {"checked out": ("checkout",), "rolled back": ("rollback",), "shut down": ("shutdown",)}
     assert "lookup" in dict(LEX.english_phrases("how does a group look up a subcommand"))["look up"]
+    assert "parse" in dict(LEX.english_phrases("how is a URL broken into its parts"))["broken into"]
