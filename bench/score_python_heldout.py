@@ -1,0 +1,281 @@
+"""Score the held-out Python questions (bench/heldout_python/*.jsonl) beside BM25.
+
+Forty-five questions over three installed packages nobody tuned on: pygments, fsspec and huggingface_hub
+(see bench/heldout_python/README.md). Each package tree is copied, without `tests` folders and caches, to a
+scratch folder and scored with the functions of `../shared/eval/score.py` (the same BM25 baseline, the same
+facade call, the same matching rule), so a package's figures equal
+`score.py <copy> bench/heldout_python/<package>.jsonl`.
+
+    python bench/score_python_heldout.py                      # copy to a temp dir, verify, score, print tables
+    python bench/score_python_heldout.py --corpora /tmp/heldpy  # keep the copies (and their indexes) there
+    python bench/score_python_heldout.py --verify             # only check every gold entry resolves
+    python bench/score_python_heldout.py --only fsspec --json /tmp/heldpy.json
+
+A package that is not installed is skipped with a message; with none installed the script exits 0. The gold
+was written against the versions in PINNED; another version is scored anyway, with a warning, and gold that
+no longer resolves is listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+QUESTIONS_DIR = BENCH_DIR / "heldout_python"
+DEFAULT_EVAL = REPO.parent / "shared" / "eval"
+# package -> (version the gold was written against, places looked at before the running interpreter's own)
+PINNED: dict[str, tuple[str, list[Path]]] = {
+    "pygments": ("2.14.0", [Path("/usr/lib/python3/dist-packages/pygments")]),
+    "fsspec": ("2026.9.0", []),
+    "huggingface_hub": ("2.4.0", []),
+}
+KEYS = ["id", "query", "class", "lang", "gold", "note"]
+CLASSES = ("semantic", "identifier", "structural")
+IGNORE = shutil.ignore_patterns("tests", "__pycache__", "*.pyc", ".trifecta")
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        sys.exit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def installed_version(pkg_dir: Path, name: str) -> str | None:
+    """The version in the `<name>-<version>.dist-info` / `.egg-info` folder next to the package, if any."""
+    for meta in sorted(pkg_dir.parent.iterdir()):
+        m = re.fullmatch(
+            rf"{re.escape(name)}-([^-]+?)(?:\.dist-info|\.egg-info|-py.*\.egg-info)", meta.name, re.I
+        )
+        if m:
+            return m.group(1)
+    return None
+
+
+def locate(name: str) -> Path | None:
+    for candidate in PINNED[name][1]:
+        if (candidate / "__init__.py").is_file():
+            return candidate
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def copy_tree(src: Path, dest: Path) -> None:
+    if dest.exists():
+        print(f"{dest} exists, kept", file=sys.stderr)
+        return
+    shutil.copytree(src, dest, ignore=IGNORE)
+    print(f"copied {src} -> {dest}", file=sys.stderr)
+
+
+def resolve(tree: ast.AST, symbol: str) -> list[ast.AST]:
+    """Definitions named by a dotted symbol (ClassDef/FunctionDef chain), as score.py's gold_ranges walks it."""
+    nodes: list[ast.AST] = [tree]
+    for part in symbol.split("."):
+        nodes = [
+            c
+            for n in nodes[:1]
+            for c in ast.iter_child_nodes(n)
+            if isinstance(c, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and c.name == part
+        ]
+        if not nodes:
+            break
+    return nodes
+
+
+def verify(name: str, questions: list[dict[str, Any]], seg: Path) -> list[str]:
+    """Schema, unique ids, 1-4 gold entries (more only for structural), every gold resolves to one definition."""
+    errors: list[str] = []
+    seen: set[str] = set()
+    trees: dict[Path, ast.AST] = {}
+    for q in questions:
+        where = f"{name}:{q.get('id', '?')}"
+        if list(q) != KEYS:
+            errors.append(f"{where}: keys {list(q)} != {KEYS}")
+            continue
+        if q["id"] in seen:
+            errors.append(f"{where}: duplicate id")
+        seen.add(q["id"])
+        if q["class"] not in CLASSES or q["lang"] not in ("en", "es"):
+            errors.append(f"{where}: class {q['class']!r} / lang {q['lang']!r}")
+        if q["class"] != "structural" and not 1 <= len(q["gold"]) <= 4:
+            errors.append(f"{where}: {len(q['gold'])} gold entries")
+        for g in q["gold"]:
+            fp = seg / g["path"]
+            if not fp.is_file():
+                errors.append(f"{where}: {g['path']} missing")
+                continue
+            if fp not in trees:
+                trees[fp] = ast.parse(fp.read_text(encoding="utf-8", errors="replace"))
+            found = resolve(trees[fp], g["symbol"])
+            if len(found) != 1:
+                errors.append(f"{where}: {g['path']}::{g['symbol']} resolves to {len(found)} definitions")
+    return errors
+
+
+def rank_of(hits: list[dict[str, Any]], q: dict[str, Any], score_mod: ModuleType, k: int) -> int | None:
+    return next(
+        (i + 1 for i, h in enumerate(hits[:k]) if any(score_mod.match(h, g, "symbol") for g in q["gold"])),
+        None,
+    )
+
+
+def short(hit: dict[str, Any]) -> str:
+    sym = hit.get("symbol") or f"L{hit.get('start_line')}-{hit.get('end_line')}"
+    return f"{hit.get('path')}::{sym}"
+
+
+def score_package(seg: Path, qs: list[dict[str, Any]], score_mod: ModuleType, k: int) -> dict[str, Any]:
+    for q in qs:
+        score_mod.gold_ranges(seg, q["gold"])
+    base_runs, base_index_s, _ = score_mod.run_baseline(seg, qs, k)
+    tri_runs, index_s, lat, errors = score_mod.run_project(seg, qs, k)
+    per_q = [
+        {
+            "id": q["id"],
+            "class": q["class"],
+            "lang": q["lang"],
+            "query": q["query"],
+            "gold": [f"{g['path']}::{g['symbol']}" for g in q["gold"]],
+            "trifecta_rank": rank_of(t, q, score_mod, k),
+            "bm25_rank": rank_of(b, q, score_mod, k),
+            "trifecta_top3": [short(h) for h in t[:3]],
+            "bm25_top3": [short(h) for h in b[:3]],
+        }
+        for q, b, t in zip(qs, base_runs, tri_runs, strict=True)
+    ]
+    return {
+        "queries": len(qs),
+        "trifecta": score_mod.score(tri_runs, qs, k),
+        "bm25": score_mod.score(base_runs, qs, k),
+        "trifecta_index_s": index_s,
+        "bm25_index_s": base_index_s,
+        "trifecta_p95_ms": 1e3 * score_mod.pct(lat, 95),
+        "trifecta_errors": errors,
+        "questions": per_q,
+    }
+
+
+def rr(rank: int | None) -> float:
+    return 1 / rank if rank else 0.0
+
+
+def group_row(name: str, rows: list[dict[str, Any]]) -> str:
+    n = len(rows)
+    t_mrr = sum(rr(r["trifecta_rank"]) for r in rows) / n
+    b_mrr = sum(rr(r["bm25_rank"]) for r in rows) / n
+    t_r5 = sum(1 for r in rows if r["trifecta_rank"] and r["trifecta_rank"] <= 5) / n
+    b_r5 = sum(1 for r in rows if r["bm25_rank"] and r["bm25_rank"] <= 5) / n
+    return f"| {name} | {n} | {t_mrr:.3f} | {t_r5:.2f} | {b_mrr:.3f} | {b_r5:.2f} |"
+
+
+def kind(row: dict[str, Any]) -> str:
+    return "Spanish (semantic)" if row["lang"] == "es" else f"{row['class']} (en)"
+
+
+def report(results: dict[str, dict[str, Any]]) -> str:
+    head = "| {} | q | Trifecta MRR@10 | Trifecta r@5 | BM25 MRR@10 | BM25 r@5 |\n|---|--:|--:|--:|--:|--:|"
+    out = ["Symbol level (a hit counts when it is one of the gold definitions).", "", head.format("package")]
+    every: list[dict[str, Any]] = []
+    for name, r in results.items():
+        out.append(group_row(name, r["questions"]))
+        every += r["questions"]
+    out.append(group_row("**overall**", every))
+    out += ["", head.format("kind")]
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in every:
+        by[kind(row)].append(row)
+    out += [group_row(name, rows) for name, rows in sorted(by.items())]
+    out += ["", "| package | Trifecta index s | Trifecta p95 ms | errors |", "|---|--:|--:|--:|"]
+    out += [
+        f"| {n} | {r['trifecta_index_s']:.1f} | {r['trifecta_p95_ms']:.1f} | {r['trifecta_errors']} |"
+        for n, r in results.items()
+    ]
+    out += ["", "Trifecta misses (no gold in the top 5; rank `-` = not in the top 10):", ""]
+    for row in sorted(every, key=lambda r: (rr(r["trifecta_rank"]) - rr(r["bm25_rank"]), r["id"])):
+        if row["trifecta_rank"] and row["trifecta_rank"] <= 5:
+            continue
+        t, b = row["trifecta_rank"] or "-", row["bm25_rank"] or "-"
+        out.append(f"- **{row['id']}** ({kind(row)}) Trifecta {t}, BM25 {b}: {row['query']}")
+        out.append(f"  - gold: {', '.join(row['gold'])}")
+        out.append(f"  - Trifecta top 3: {', '.join(row['trifecta_top3'])}")
+        out.append(f"  - BM25 top 3: {', '.join(row['bm25_top3'])}")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpora", type=Path, help="copy the packages here and keep them (default: a temp dir)")
+    ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL, help="the shared eval folder (score.py)")
+    ap.add_argument("--only", choices=sorted(PINNED), help="one package")
+    ap.add_argument("--verify", action="store_true", help="check the gold entries and stop")
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+
+    found: dict[str, Path] = {}
+    for name in PINNED:
+        if args.only and name != args.only:
+            continue
+        src = locate(name)
+        if src is None:
+            print(f"{name} is not installed: skipped", file=sys.stderr)
+            continue
+        version, want = installed_version(src, name), PINNED[name][0]
+        if version != want:
+            print(f"warning: {name} {version} at {src}; the gold was written for {want}", file=sys.stderr)
+        found[name] = src
+    if not found:
+        print("none of the held-out packages is installed: nothing to score")
+        return 0
+
+    scratch = args.corpora or Path(tempfile.mkdtemp(prefix="heldout-python-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        questions = {name: load_questions(QUESTIONS_DIR / f"{name}.jsonl") for name in found}
+        problems: list[str] = []
+        for name, src in found.items():
+            copy_tree(src, scratch / name)
+            problems += verify(name, questions[name], scratch / name)
+        for p in problems:
+            print(p)
+        n_gold = sum(len(q["gold"]) for qs in questions.values() for q in qs)
+        print(f"{sum(map(len, questions.values()))} questions, {n_gold} gold entries, {len(problems)} errors")
+        if args.verify:
+            return 1 if problems else 0
+        score_mod = load_module(args.eval_dir / "score.py", "shared_score")
+        results = {}
+        for name in found:
+            print(f"scoring {name} ({len(questions[name])} questions)", file=sys.stderr)
+            results[name] = score_package(scratch / name, questions[name], score_mod, args.k)
+        print(report(results))
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    finally:
+        if args.corpora is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
