@@ -88,9 +88,17 @@ class LocalFileSource(FileSource):
         self._extra = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._secrets = _SecretMatcher(secret_patterns)
         # From its second listing on, a source watches the directories it reads, so the next freshness check
-        # can skip the stat scan (a one-shot CLI process lists once and never pays for the watch).
+        # can skip the stat scan (a one-shot CLI process lists once and never pays for the watch); a caller
+        # that knows more listings or searches follow (`watch_next_scan`) has the first one watched too.
         self._watch = DirectoryWatch(_relevant_name) if watch and DirectoryWatch.supported() else None
         self._listings = 0
+        self._watch_next = False
+
+    def watch_next_scan(self) -> None:
+        """Watch the next listing even when it is the first: this process will search again (an explicit
+        `index()` in a library or server process), so its first freshness check need not list the tree anew.
+        Costs the watch's set-up (~10 ms: ctypes, one inotify watch per directory) once."""
+        self._watch_next = True
 
     def watching(self) -> bool:
         return self._watch is not None and self._watch.armed
@@ -112,7 +120,7 @@ class LocalFileSource(FileSource):
         root_str = str(self.root)
         stack: list[tuple[str, str, _Specs]] = [(root_str, "", ())]
         self._listings += 1
-        watch = self._watch if self._listings > 1 else None
+        watch = self._watch if self._listings > 1 or self._watch_next else None
         if watch is not None:
             watch.begin()
         while stack:

@@ -204,6 +204,8 @@ class Engine:
         damaged, or replaced by another process during the run, is indexed again from scratch once (the
         next answer carries INDEX_REBUILT or INDEX_REPLACED)."""
         store = self._app.store
+        if self.origin != "cli":  # searches follow in this process: their first need not list the tree again
+            self._app.source.watch_next_scan()
         with store.writing(wait_seconds=INDEX_LOCK_WAIT_SECONDS):
             try:
                 report = self._index_checked(progress, full=full)
