@@ -50,6 +50,8 @@ import attrs
 
 from .code import SymbolKind
 
+_PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+
 
 class EdgeKind(enum.StrEnum):
     CALL = "call"
@@ -640,6 +642,15 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
     ``f`` hands a callback (``f()#i.j``)."""
     if "()#" in type_text:
         return _callback_classes(type_text, edge.caller, ctx, segment)
+    if ":" in type_text:  # `T:field`: what the field holds in T's classes (`out.flags.m()`, `out: Output`)
+        held, _, field = type_text.rpartition(":")
+        return list(
+            dict.fromkeys(
+                c
+                for t in _receiver_classes(held, edge, ctx, segment)
+                for c in _field_classes(t, field, segment)
+            )
+        )
     if type_text.endswith("()"):
         return _returned_classes(type_text, edge.caller, ctx, segment)
     head, _, field = type_text.partition(".")
@@ -661,6 +672,18 @@ def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     if resolved.resolution not in _SURE or not targets:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
     return attrs.evolve(resolved, targets=targets)
+
+
+def _typed_receiver_hits(
+    edge: Edge, ctx: FileContext, segment: Segment, by_place: Mapping[tuple[str, str], list[Candidate]]
+) -> list[Candidate]:
+    """The members a call reaches through the receiver types the walk recorded (``edge.alias``)."""
+    return [
+        h
+        for type_text in edge.alias.split("|")
+        for t in _receiver_classes(type_text, edge, ctx, segment)
+        for h in _member(t, edge.name, segment, by_place)
+    ]
 
 
 def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
@@ -685,6 +708,11 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         ]
         if hits:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(hits)))
+        # `pdb = Pdb(); pdb.interaction()` in a function of a module that also imports `pdb`: the import
+        # reaches no such member, the variable the walk typed in the calling scope does
+        typed = _typed_receiver_hits(edge, ctx, segment, by_place) if edge.alias else []
+        if typed:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(typed)))
         return by_import
     if len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] in _SUPER):
         owner = enclosing_class(edge.caller, ctx, lookup)
@@ -704,12 +732,7 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     if edge.alias and len(parts) >= 2:
-        hits = [
-            h
-            for type_text in edge.alias.split("|")
-            for t in _receiver_classes(type_text, edge, ctx, segment)
-            for h in _member(t, edge.name, segment, by_place)
-        ]
+        hits = _typed_receiver_hits(edge, ctx, segment, by_place)
         if hits:
             return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
     elif len(parts) == 2 and parts[0] not in ctx.self_names and parts[0] not in _SUPER:
@@ -732,6 +755,8 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             if nested:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(nested))
         local = [c for c in by_place.get(("", edge.name), ()) if c.module == ctx.module]
+        if ctx.path.endswith(_PYTHON_SUFFIXES):
+            member = []  # a bare name never reaches the class: `def dup(self): dup(fd)` calls the module's
         if local or member:  # a module-level name first; else the class's member (Java, C#: `foo()`)
             return Resolved(resolution=Resolution.EXACT, targets=tuple(local or member))
         starred = _through_stars(edge.name, ctx, segment, _CALLABLE)

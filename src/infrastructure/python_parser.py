@@ -630,11 +630,16 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                         copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
                 elif made or (made := made_by(value)):
                     typed(key, made)
+                    if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
+                        typed((where, f"self.{target.id}"), made)  # class body: `self.implementation`
         elif kind is ann_t:
             if type(node.target) is name_t:
-                assigned.add((owner[node.lineno], node.target.id))
+                where = owner[node.lineno]
+                assigned.add((where, node.target.id))
                 for name in _annotation_types(node.annotation):
-                    typed((owner[node.lineno], node.target.id), name)
+                    typed((where, node.target.id), name)
+                    if where in classes:  # `flags: Flags` in a class body (PEP 526, dataclass, NamedTuple)
+                        typed((where, f"self.{node.target.id}"), name)  # types the instances' field
         elif kind is arg_t:
             key = (owner[node.lineno], node.arg)
             assigned.add(key)
@@ -817,7 +822,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if dots == 1:
                 receiver = receiver_type(caller, text.split(".", 1)[0])
             elif dots == 2:
-                receiver = "|".join(types.get((class_of(caller), text.rsplit(".", 1)[0]), ())[:3])
+                head, field, _ = text.split(".")
+                receiver = "|".join(types.get((class_of(caller), f"{head}.{field}"), ())[:3])
+                if not receiver and head not in _SELF_NAMES and head.isidentifier():
+                    # `out.flags.unset_all()` with `out: Output`: the field `flags` of out's classes
+                    held = receiver_type(caller, head)
+                    receiver = "|".join(f"{t}:{field}" for t in held.split("|") if t) if held else ""
             else:
                 receiver = ""
             if not receiver and type(value) is call_t:

@@ -1,0 +1,117 @@
+"""Python receivers typed through class-body fields, a variable's field, a local that shadows an import,
+and bare calls that never reach the class: a small package written to a tmp folder, indexed into a real
+SQLite file through the facade."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import trifecta
+
+pytestmark = pytest.mark.timeout(120)
+
+SOURCES = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": """\
+from typing import NamedTuple
+
+
+class Flags:
+    def unset_all(self, key):
+        return key
+
+
+class Impl:
+    def create(self):
+        return 1
+
+
+class Output(NamedTuple):
+    data: dict
+    flags: Flags
+
+
+class Document:
+    implementation = Impl()
+    flags: Flags
+
+    def clone(self):
+        return self.implementation.create()
+
+    def clear(self):
+        self.flags.unset_all("k")
+
+
+def parse(out: Output):
+    out.flags.unset_all("x")
+    return out
+
+
+def wrong(out: Output):
+    out.data.unset_all("x")  # a field of no known class: reaches nothing for sure
+""",
+    "pkg/tool.py": """\
+class Tool:
+    def interaction(self):
+        return 1
+
+    def dup(self):
+        return dup(self)  # the module's (a star import's) dup, never the method
+
+
+def main():
+    tool = Tool()
+    tool.interaction()
+
+
+if __name__ == "__main__":
+    import tool
+    tool.main()
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[trifecta.Engine]:
+    repo = tmp_path_factory.mktemp("fields") / "repo"
+    for path, text in SOURCES.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    with trifecta.open(repo) as e:
+        e.index()
+        yield e
+
+
+def callers(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [
+        (h["path"], h["line"], h["symbol"], h["resolution"])
+        for h in data["data"]["hits"]
+        if h["use"] == "call" and h["resolution"] in ("exact", "import")
+    ]
+
+
+def test_fields_typed_in_the_class_body_and_a_typed_variables_field_reach_the_method(
+    engine: trifecta.Engine,
+) -> None:
+    assert callers(engine, "sym://python/type/pkg/model/Flags#unset_all") == [
+        ("pkg/model.py", 27, "Document.clear", "exact"),  # `flags: Flags` in the class body
+        ("pkg/model.py", 31, "parse", "exact"),  # out: Output, Output's `flags: Flags`
+    ]
+    assert callers(engine, "sym://python/type/pkg/model/Impl#create") == [
+        ("pkg/model.py", 24, "Document.clone", "exact"),  # `implementation = Impl()` in the class body
+    ]
+
+
+def test_a_local_that_shadows_an_import_is_typed_and_a_bare_call_never_reaches_the_method(
+    engine: trifecta.Engine,
+) -> None:
+    assert callers(engine, "sym://python/type/pkg/tool/Tool#interaction") == [
+        ("pkg/tool.py", 11, "main", "exact"),  # `import tool` binds the name too: it has no `interaction`
+    ]
+    assert callers(engine, "sym://python/type/pkg/tool/Tool#dup") == []
+    assert engine.definition("pkg/tool.py", 6).to_dict()["data"]["resolution"] != "exact"
