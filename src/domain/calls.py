@@ -642,7 +642,8 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
     ``f`` hands a callback (``f()#i.j``)."""
     if "()#" in type_text:
         return _callback_classes(type_text, edge.caller, ctx, segment)
-    if ":" in type_text:  # `T:field`: what the field holds in T's classes (`out.flags.m()`, `out: Output`)
+    if ":" in type_text and ctx.path.endswith(_PYTHON_SUFFIXES):
+        # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`)
         held, _, field = type_text.rpartition(":")
         return list(
             dict.fromkeys(
