@@ -751,10 +751,13 @@ class SearchSegment:
         the answer lives. Rebuilt when the index changes."""
         built_at = self._reader.stats().built_at
         if self._places_cache is None or self._places_cache[0] != built_at:
-            names: set[str] = set()
+            parts: set[str] = set()  # each distinct folder name and file stem, folded once
             for stored in self._reader.files():
-                names |= _path_words(stored.path)
-            self._places_cache = (built_at, frozenset(names))
+                *folders, name = stored.path.split("/")
+                parts.update(folders)
+                parts.add(name.rsplit(".", 1)[0])
+            names = frozenset(fold(p) for p in parts if p and not p.startswith("__"))
+            self._places_cache = (built_at, names)
         return self._places_cache[1]
 
     @staticmethod
@@ -894,7 +897,6 @@ def _with_file_evidence(hits: list[Hit]) -> list[Hit]:
 
 
 @functools.lru_cache(maxsize=16384)
-@functools.lru_cache(maxsize=65536)
 def _path_words(path: str) -> frozenset[str]:
     """A path's folder names and file stem, folded: `json/decoder.py` -> {json, decoder}."""
     *folders, name = path.split("/")
