@@ -486,5 +486,6 @@ def test_phrasal_verbs_are_the_one_word_names_code_gives_them() -> None:
     assert said == {"checked out": ("checkout",), "rolled back": ("rollback",), "shut down": ("shutdown",)}
     assert "lookup" in dict(LEX.english_phrases("how does a group look up a subcommand"))["look up"]
     assert "parse" in dict(LEX.english_phrases("how is a URL broken into its parts"))["broken into"]
+    assert dict(LEX.english_phrases("single-letter flags bundled as -xvf"))["single letter"] == ("short",)
     said = dict(LEX.english_phrases("when does the handler roll over, or turn off"))
     assert said == {"roll over": ("rollover",), "turn off": ("disable",)}
