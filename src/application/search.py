@@ -833,9 +833,19 @@ def describes_a_definition(query: str) -> bool:
     """A sentence that says what one definition does or is, as its docstring would ("Raised when a stream
     was closed.", "Return the names of all active rules."): neither a question nor a request."""
     text = query.strip()
-    return text.endswith(".") and not asks_a_question(text) and not _REQUEST.match(text)
+    if asks_a_question(text) or _REQUEST.match(text):
+        return False
+    # a sentence, or the way a docstring opens: a capitalised verb of what the code does, or "A ..."/"The ..."
+    return text.endswith(".") or (len(text.split()) >= 4 and bool(_DOCSTRING_OPENING.match(text)))
 
 
+_DOCSTRING_OPENING = re.compile(
+    r"(?:A|An|The|Return|Returns|Get|Gets|Create|Creates|Make|Makes|Build|Builds|Produce|Produces|Compute|"
+    r"Computes|Convert|Converts|Check|Checks|Wrap|Wraps|Handle|Handles|Parse|Parses|Load|Loads|Register|"
+    r"Registers|Replace|Replaces|Remove|Removes|Add|Adds|Set|Sets|Send|Sends|Read|Reads|Write|Writes|Run|Runs|"
+    r"Start|Starts|Raised|Raise|Raises|Base|Abstract|Helper|Represents?|Generate|Generates|Determine|"
+    r"Determines|Ensure|Ensures|Skip|Skips|Enable|Enables|Disable|Disables|Apply|Applies|Resolve|Resolves)\s"
+)
 _RAISED = re.compile(r"^\W*(?:raised|thrown|issued|emitted)\b", re.IGNORECASE)
 _EXCEPTION_NAME = re.compile(
     r"(?:Error|Exception|Warning|Exit|Interrupt|Fault|Failure|Failed|Cancelled|Exceeded)\b"

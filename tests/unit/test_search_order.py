@@ -171,3 +171,8 @@ def test_a_docstring_sentence_describes_one_definition() -> None:
     assert not describes_a_definition("List the Command methods that return a *flag.FlagSet.")
     assert not describes_a_definition("how does the pool recycle a connection.")
     assert not describes_a_definition("parse a date string in ISO format")
+    # a docstring's opening without its period: what a pasted first line looks like
+    assert describes_a_definition("Return the names of all active rules")
+    assert describes_a_definition("A strategy for generating email addresses as unicode strings")
+    assert not describes_a_definition("This Session's transaction has been rolled back")
+    assert not describes_a_definition("Events subclasses that define the ORM's listener hooks")
