@@ -467,6 +467,10 @@ def test_everyday_developer_phrases_translate_as_one_term() -> None:
     assert "check" in LEX.expand("comprobación")
 
 
+def test_glob_patterns_are_wildcards() -> None:
+    assert "wildcard" in LEX.expand("glob") and "glob" in LEX.expand("wildcard")
+
+
 def test_code_names_platforms_as_the_standard_library_does() -> None:
     assert "posix" in LEX.expand("unix")
     assert "win32" in LEX.expand("windows")
