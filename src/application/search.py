@@ -65,6 +65,7 @@ CALL_EVIDENCE = 0.5
 # gain capped at the member's own score all lower in sum; tests' members gaining too: held-out 0.655)
 OWNER_EVIDENCE = 0.3
 CALL_NAME_MAX_DEFINITIONS = 3
+DEPRECATED_MULTIPLIER = 0.5  # a deprecated definition, module or package, unless the question asks for one
 NAMED_SYMBOL_BOOST = 3.0  # a definition the question names in full, as code (`ObservableMap.set`)
 NAMED_NAME_BOOST = 1.6  # one whose own name the question writes as code (`AxiosHeaders`, `parse_args`)
 VERBATIM_MAX_PLACES = 25  # a pasted message found in more places than this is common prose, not a pointer
@@ -155,6 +156,7 @@ class SearchSegment:
         self._call_sites = call_sites
         self._linter_cache: tuple[str, query_linter.LinterConfig] | None = None
         self._places_cache: tuple[str, frozenset[str]] | None = None
+        self._deprecated_cache: tuple[str, frozenset[str]] | None = None
         self._code_patterns = code_patterns
         self._semantic = semantic
         self._rewriter = rewriter
@@ -685,6 +687,14 @@ class SearchSegment:
             )
             for ch, score in scored.values()
         ]
+        if not _ASKS_DEPRECATED.search(query):  # legacy code: what an agent should not copy or extend
+            deprecated = self._deprecated_places()
+            hits = [
+                attrs.evolve(h, score=h.score * DEPRECATED_MULTIPLIER)
+                if _is_deprecated(h.chunk, deprecated)
+                else h
+                for h in hits
+            ]
         hits = _with_file_evidence(_with_owner_evidence(hits, focus))
         if not describes_a_definition(query):
             hits = self._with_call_evidence(hits)
@@ -759,6 +769,22 @@ class SearchSegment:
             names = frozenset(fold(p) for p in parts if p and not p.startswith("__"))
             self._places_cache = (built_at, names)
         return self._places_cache[1]
+
+    def _deprecated_places(self) -> frozenset[str]:
+        """The modules and packages that warn they are deprecated when imported (a module-level
+        `warnings.warn(..., DeprecationWarning)` or `warnings._deprecated(__name__, ...)`): a package's folder
+        (`distutils/`) or a module's path. Rebuilt when the index changes."""
+        built_at = self._reader.stats().built_at
+        if self._deprecated_cache is None or self._deprecated_cache[0] != built_at:
+            places: set[str] = set()
+            for word in ("deprecationwarning", "_deprecated"):
+                for sc in self._reader.search_terms([[word]], require_all=True, limit=500):
+                    chunk = sc.chunk
+                    if chunk.kind is ChunkKind.MODULE and _WARNS_DEPRECATED.search(chunk.body):
+                        folder, _, name = chunk.path.rpartition("/")
+                        places.add(f"{folder}/" if name == "__init__.py" and folder else chunk.path)
+            self._deprecated_cache = (built_at, frozenset(places))
+        return self._deprecated_cache[1]
 
     @staticmethod
     def _rescore(
@@ -846,6 +872,28 @@ _DOCSTRING_OPENING = re.compile(
     r"Start|Starts|Raised|Raise|Raises|Base|Abstract|Helper|Represents?|Generate|Generates|Determine|"
     r"Determines|Ensure|Ensures|Skip|Skips|Enable|Enables|Disable|Disables|Apply|Applies|Resolve|Resolves)\s"
 )
+_ASKS_DEPRECATED = re.compile(
+    r"\b(?:deprecat\w*|legacy|obsolete|obsoleto|obsoleta|heredad\w*)\b", re.IGNORECASE
+)
+# a module that warns on import; a definition marked deprecated: a Python decorator, JSDoc's tag, Go's
+# "Deprecated:" paragraph, Rust's attribute (not Sphinx's ".. deprecated::", which often deprecates one parameter
+# or a public alias of a class still used inside: click's _OptionParser)
+_WARNS_DEPRECATED = re.compile(
+    r"^warnings\.(?:warn\([^)]*DeprecationWarning|_deprecated\(__name__)", re.MULTILINE
+)
+_DEPRECATED_DOC = re.compile(r"^\s*(?:Deprecated:|\*?\s*@deprecated\b)", re.MULTILINE)
+_DEPRECATED_MARK = re.compile(r"^\s*(?:@(?:\w+\.)*deprecated\b(?![_\w])|#\[deprecated\b)", re.MULTILINE)
+
+
+def _is_deprecated(chunk: Chunk, places: frozenset[str]) -> bool:
+    if places and (chunk.path in places or any(chunk.path.startswith(p) for p in places)):
+        return True
+    if chunk.kind not in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS, ChunkKind.DECLARATION):
+        return False
+    head = chunk.body[:400]
+    return bool(_DEPRECATED_DOC.search(chunk.doc[:2000]) or _DEPRECATED_MARK.search(head))
+
+
 _RAISED = re.compile(r"^\W*(?:raised|thrown|issued|emitted)\b", re.IGNORECASE)
 _EXCEPTION_NAME = re.compile(
     r"(?:Error|Exception|Warning|Exit|Interrupt|Fault|Failure|Failed|Cancelled|Exceeded)\b"

@@ -176,3 +176,22 @@ def test_a_docstring_sentence_describes_one_definition() -> None:
     assert describes_a_definition("A strategy for generating email addresses as unicode strings")
     assert not describes_a_definition("This Session's transaction has been rolled back")
     assert not describes_a_definition("Events subclasses that define the ORM's listener hooks")
+
+
+def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
+    from trifecta.application.search import _is_deprecated
+
+    def chunk(body: str = "", doc: str = "", kind: ChunkKind = ChunkKind.FUNCTION) -> Chunk:
+        return Chunk(id="x", path="a/b.py", start_line=1, end_line=3, kind=kind, language="python", body=body,
+                     doc=doc)  # fmt: skip
+
+    none: frozenset[str] = frozenset()
+    assert _is_deprecated(chunk(body="@deprecated('use g')\ndef f():\n    pass"), none)
+    assert _is_deprecated(chunk(body="@typing_extensions.deprecated('x')\ndef f(): ..."), none)
+    assert _is_deprecated(chunk(body='#[deprecated(since = "1.2")]\npub fn f() {}'), none)
+    assert _is_deprecated(chunk(doc="Parse parses.\n\nDeprecated: use ParseFull."), none)
+    assert _is_deprecated(chunk(doc="* Old API.\n * @deprecated use next()"), none)
+    assert not _is_deprecated(chunk(body="@util.deprecated_params(x=('2.0', 'gone'))\ndef f(x): ..."), none)
+    assert not _is_deprecated(chunk(doc="Parse.\n\n.. deprecated:: 8.2\n    The public alias goes."), none)
+    assert _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/"}))
+    assert not _is_deprecated(chunk(body="x = 1", kind=ChunkKind.MODULE), none)
