@@ -43,6 +43,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import trifecta
 
@@ -59,6 +60,36 @@ def copy_tree(src: Path, dst: Path) -> None:
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else 0.0
+
+
+def pick_symbols(
+    engine: Any, n: int, seed: int
+) -> tuple[list[tuple[str, Any]], dict[tuple[str, str], set[int]], Any]:
+    """N random functions and methods of the index (dunders and properties left out), the definition lines
+    of every (path, qualified name), and the Python path rules: the sample a seed names."""
+    from trifecta.interfaces.bootstrap import selector_rules
+
+    rules = selector_rules()["python"]
+    pool = []
+    def_lines: dict[tuple[str, str], set[int]] = {}  # a name one file defines twice: each definition
+    for path, symbol in engine._app.store.all_symbols():  # noqa: SLF001 - a benchmark reads the index directly
+        def_lines.setdefault((path, symbol.qualname), set()).add(symbol.def_line)
+        if symbol.kind.value not in ("function", "method") or symbol.name.startswith("__"):
+            continue
+        if any(d.endswith(("property", ".setter", ".getter", ".deleter")) for d in symbol.decorators):
+            continue  # read as attributes, never called
+        stem = rules.stem(path)
+        if stem is None or not all(part.isidentifier() for part in stem):
+            continue
+        pool.append((path, symbol))
+    pool.sort(key=lambda ps: (ps[0], ps[1].start_line))
+    return random.Random(seed).sample(pool, min(n, len(pool))), def_lines, rules
+
+
+def python_uri(rules: Any, path: str, symbol: Any) -> str:
+    stem = rules.stem(path)
+    qual = symbol.qualname.split(".")
+    return f"sym://python/type/{'/'.join(stem)}/{qual[0]}" + (f"#{'.'.join(qual[1:])}" if qual[1:] else "")
 
 
 def main() -> int:
@@ -93,23 +124,7 @@ def main() -> int:
     engine.index(full=True)
     print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
-    from trifecta.interfaces.bootstrap import selector_rules
-
-    rules = selector_rules()["python"]
-    pool = []
-    def_lines: dict[tuple[str, str], set[int]] = {}  # a name one file defines twice: each definition
-    for path, symbol in engine._app.store.all_symbols():  # noqa: SLF001 - a benchmark reads the index directly
-        def_lines.setdefault((path, symbol.qualname), set()).add(symbol.def_line)
-        if symbol.kind.value not in ("function", "method") or symbol.name.startswith("__"):
-            continue
-        if any(d.endswith(("property", ".setter", ".getter", ".deleter")) for d in symbol.decorators):
-            continue  # read as attributes, never called
-        stem = rules.stem(path)
-        if stem is None or not all(part.isidentifier() for part in stem):
-            continue
-        pool.append((path, symbol))
-    pool.sort(key=lambda ps: (ps[0], ps[1].start_line))
-    picked = random.Random(args.seed).sample(pool, min(args.n, len(pool)))
+    picked, def_lines, rules = pick_symbols(engine, args.n, args.seed)
 
     project = jedi.Project(
         str(tree), sys_path=[str(tree)], smart_sys_path=False, load_unsafe_extensions=False
@@ -120,9 +135,7 @@ def main() -> int:
     shared = trifecta_n = jedi_n = jedi_calls_n = shared_calls = confirmed_n = shared_confirmed = 0
     shared_or_confirmed = 0
     for path, symbol in picked:
-        stem = rules.stem(path)
-        qual = symbol.qualname.split(".")
-        uri = f"sym://python/type/{'/'.join(stem)}/{qual[0]}" + (f"#{'.'.join(qual[1:])}" if qual[1:] else "")
+        uri = python_uri(rules, path, symbol)
         t = time.perf_counter()
         engine.callers(uri, limit=500)  # the first ask: files read for their previews
         cold.append((time.perf_counter() - t) * 1000)

@@ -32,11 +32,13 @@ marked, and the test definitions that reach the symbol listed in ``tests``.
 from __future__ import annotations
 
 import collections
+import contextlib
+import functools
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 import attrs
 
@@ -75,6 +77,7 @@ IMPACT_KIND = "impact"
 MAX_LIMIT = 500
 MAX_DEPTH = 5
 ADMITTED_FILES = 256  # files whose lines previews keep
+KEPT_GRAPH_ENTRIES = 200_000  # a kept graph's look-ups and memo beyond which the next request starts afresh
 SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
@@ -96,6 +99,7 @@ class CallGraph:
         self._named: dict[str, dict[tuple[str, str], Symbol]] = {}
         self._contexts: dict[str, FileContext] = {}
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        self._module_of: dict[str, tuple[str, ...]] = {}
         self._importers: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
         self._stars: list[tuple[str, Edge]] | None = None
         self._returns: dict[str, dict[tuple[str, str], list[str]]] = {}
@@ -114,6 +118,12 @@ class CallGraph:
     def module(self, path: str) -> tuple[str, ...]:
         """A file's module: its path without the ending, without a folder's own file (`__init__`, `index`,
         `mod`), and a Go file's folder."""
+        known = self._module_of.get(path)
+        if known is None:
+            known = self._module_of[path] = self._new_module(path)
+        return known
+
+    def _new_module(self, path: str) -> tuple[str, ...]:
         found = self.language_and_stem(path)
         stem = found[1] if found is not None else tuple(path.rsplit(".", 1)[0].split("/"))
         row = self._rules.get(found[0]) if found is not None else None
@@ -329,6 +339,10 @@ class CallGraph:
     def symbols(self, path: str) -> list[Symbol]:
         return self._reader.symbols(path)
 
+    def size(self) -> int:
+        """How much it keeps: names, files and worked-out answers."""
+        return len(self._candidates) + len(self._contexts) + len(self._returns) + len(self.segment.memo)
+
 
 # --------------------------------------------------------------------------------------------- requests
 
@@ -407,9 +421,39 @@ class _GraphUseCase:
             collections.OrderedDict()
         )
         self._admitted_lock = threading.Lock()  # the MCP server answers from worker threads
+        self._kept: tuple[object, CallGraph] | None = None  # (the index's data generation, its graph)
+        self._kept_lock = threading.Lock()
+        self._request = threading.local()  # .graph: the kept graph, for the request that holds the lock
 
     def _graph(self) -> CallGraph:
-        return CallGraph(self._reader, self._rules)
+        """The request's graph: the kept one inside ``_kept_graph``, else a new one."""
+        graph: CallGraph | None = getattr(self._request, "graph", None)
+        return graph if graph is not None else CallGraph(self._reader, self._rules)
+
+    @contextlib.contextmanager
+    def _kept_graph(self) -> Iterator[None]:
+        """Keep the graph from one request to the next while the index's data stays the same: what it
+        looked up (definitions by name, files' imports, returns) and worked out (bases, re-exports, class
+        families) holds until the index changes, so an agent's next question on the same code reads little
+        of the index again. One request at a time uses it (its memo marks work in progress); a request of
+        another thread meanwhile works on a new graph. A request that fails drops it."""
+        if not self._kept_lock.acquire(blocking=False):
+            yield
+            return
+        try:
+            generation = self._reader.data_generation()
+            kept = self._kept
+            if kept is None or kept[0] != generation or kept[1].size() > KEPT_GRAPH_ENTRIES:
+                kept = self._kept = (generation, CallGraph(self._reader, self._rules))
+            self._request.graph = kept[1]
+            try:
+                yield
+            except BaseException:
+                self._kept = None
+                raise
+        finally:
+            self._request.graph = None
+            self._kept_lock.release()
 
     def _limited_target(
         self, uri: object, limit: object, kind: str, verb: str
@@ -529,6 +573,20 @@ class _GraphUseCase:
         data["omitted"] = len(hits) - len(kept)
 
 
+_Execute = TypeVar("_Execute", bound=Callable[..., Response])
+
+
+def _with_kept_graph(execute: _Execute) -> _Execute:
+    """A use case's ``execute`` on the graph kept from earlier requests (``_GraphUseCase._kept_graph``)."""
+
+    @functools.wraps(execute)
+    def inner(self: _GraphUseCase, request: Any) -> Response:
+        with self._kept_graph():
+            return execute(self, request)
+
+    return inner  # type: ignore[return-value]
+
+
 def _target_data(path: str, symbol: Symbol, uri: str) -> dict[str, Any]:
     return {
         "uri": uri,
@@ -545,6 +603,7 @@ def _target_data(path: str, symbol: Symbol, uri: str) -> dict[str, Any]:
 class CallersUseCase(_GraphUseCase):
     """``ast callers``: the call sites that reach one definition."""
 
+    @_with_kept_graph
     def execute(self, request: CallersRequest) -> Response:
         target = self._limited_target(request.uri, request.limit, CALLERS_KIND, "callers")
         if isinstance(target, Response):
@@ -611,6 +670,7 @@ class CallersUseCase(_GraphUseCase):
 class CalleesUseCase(_GraphUseCase):
     """``ast callees``: the calls one definition makes, resolved, unresolved ones included."""
 
+    @_with_kept_graph
     def execute(self, request: CalleesRequest) -> Response:
         target = self._limited_target(request.uri, request.limit, CALLEES_KIND, "callees")
         if isinstance(target, Response):
@@ -646,6 +706,7 @@ class CalleesUseCase(_GraphUseCase):
 class ImpactUseCase(_GraphUseCase):
     """``ast impact``: what reaches a definition, transitively, grouped by file, tests marked."""
 
+    @_with_kept_graph
     def execute(self, request: ImpactRequest) -> Response:
         depth = request.depth
         if not _bounded_int(depth, 1, 10**6):
@@ -724,6 +785,7 @@ class DefinitionUseCase(_GraphUseCase):
         super().__init__(**kwargs)
         self._server = server
 
+    @_with_kept_graph
     def execute(self, request: DefinitionRequest) -> Response:
         path, line, column = request.path, request.line, request.column
         if request.engine not in ENGINES:

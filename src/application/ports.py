@@ -177,6 +177,11 @@ class IndexWriter(Protocol):
 class IndexReader(Protocol):
     def stats(self) -> IndexStats: ...
 
+    def data_generation(self) -> object:
+        """A value that stays equal (``==``) while the index's data stays the same, for a reader's caches
+        (the call graph's look-ups); a store that cannot tell answers a new value each time."""
+        return object()
+
     def search_terms(
         self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
     ) -> list[ScoredChunk]:

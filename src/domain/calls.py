@@ -42,6 +42,7 @@ count only when they reach functions (a reference: or classes) ``exact``ly or th
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -175,8 +176,13 @@ _SUPER = frozenset(
 def callee_parts(text: str) -> list[str]:
     """``this.a?.b::<T>`` -> ``["this", "a", "b"]``; a part that is not a plain name (``f()``, ``a[0]``)
     keeps its text, so it matches nothing (``super()`` stays ``super()``)."""
+    return list(_callee_parts(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _callee_parts(text: str) -> tuple[str, ...]:
     text = _GENERIC.sub("", text.strip().removeprefix("new ").strip())
-    return [p.strip() for p in _SEPARATORS.split(text)] if text else []
+    return tuple(p.strip() for p in _SEPARATORS.split(text)) if text else ()
 
 
 def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
@@ -217,6 +223,8 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, p
         return 0
     if exact:
         return 1000 if module == spec or (module[-1:] == ("index",) and module[:-1] == spec) else 0
+    if module[-1] != spec[-1]:
+        return 0  # most candidates: another module's class of the same name
     shared = 0
     while shared < min(len(module), len(spec)) and module[-1 - shared] == spec[-1 - shared]:
         shared += 1
@@ -256,6 +264,24 @@ def _from_module(
     if not chain:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
     partial = _partial(imp.text)
+    # the answer depends on the module and the names only, not on the importing file: `import codecs` then
+    # `codecs.Codec` in a hundred files (each encoding's `class Codec(codecs.Codec)`) is worked out once
+    key = ("module", spec, exact, partial, tuple(chain), kinds, depth)
+    if key not in segment.memo:
+        segment.memo[key] = _in_module(spec, exact, partial, chain, segment, kinds, depth)
+    result: Resolved = segment.memo[key]
+    return result
+
+
+def _in_module(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    chain: list[str],
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+    depth: int,
+) -> Resolved:
     wanted: dict[str, list[tuple[str, ...]]] = {}  # qualified name -> the modules that would define it
     for split in range(len(chain)):
         wanted.setdefault(".".join(chain[split:]), []).append((*spec, *chain[:split]))

@@ -364,6 +364,11 @@ def _chunk(row: Sequence[object]) -> Chunk:
     )
 
 
+def _json_tuple(text: object) -> tuple[Any, ...]:
+    """A stored JSON list as a tuple; most are empty (a callers answer decodes thousands of symbols)."""
+    return () if text == "[]" else tuple(json.loads(str(text)))
+
+
 def _symbol(row: Sequence[object]) -> Symbol:
     return Symbol(
         name=str(row[0]),
@@ -374,9 +379,9 @@ def _symbol(row: Sequence[object]) -> Symbol:
         def_line=int(row[5]),  # type: ignore[call-overload]
         signature=str(row[6]),
         docstring=str(row[7]),
-        decorators=tuple(json.loads(str(row[8]))),
-        bases=tuple(json.loads(str(row[9]))),
-        params=tuple(json.loads(str(row[10]))),
+        decorators=_json_tuple(row[8]),
+        bases=_json_tuple(row[9]),
+        params=_json_tuple(row[10]),
         is_async=bool(row[11]),
         parent=str(row[12]),
         depth=int(row[13]),  # type: ignore[call-overload]
@@ -515,6 +520,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str] | None = None  # see _counts
         self._cache_version = -1
+        self._generation = 0  # see data_generation
         self._connection: sqlite3.Connection | None = None
         self._verified: tuple[object, ...] | None = None  # see verify
         self._changes_since_check = 0  # rows this connection wrote since the file was last checked
@@ -829,6 +835,7 @@ class SqliteIndex(IndexWriter, IndexReader):
     def _forget(self) -> None:
         """Drop what is cached of the data: after this connection writes (`PRAGMA data_version` only
         tells of other connections' commits)."""
+        self._generation += 1
         self._df_cache.clear()
         self._postings_cache.clear()
         self._postings_size = 0
@@ -1173,6 +1180,13 @@ class SqliteIndex(IndexWriter, IndexReader):
                 built[0] if built else "",
             )
         return self._counts_cache
+
+    @_guard
+    def data_generation(self) -> object:
+        """A number that changes whenever the data may have (this connection's writes, another process's
+        commits): what a reader's caches are kept by."""
+        self._fresh_caches()
+        return self._generation
 
     @_guard
     def stats(self) -> IndexStats:
