@@ -2,6 +2,7 @@
 
     python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7
     python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7 --base b49f4e0   # and a revision, interleaved
+    python bench/edges_cost.py --tree /usr/lib/python3.11 --parts 15 [--runs 3]   # the edges' own work only
 
 The package is copied twice into a temp dir (`with`: as it is; `without`: `parse_python` returns no edges),
 and so is `--base`'s (from `git archive`, this checkout untouched);
@@ -12,6 +13,14 @@ wall time, the indexing process's CPU and the parser workers' CPU (and their sum
 indexing process sharing 2 cores, the wall time follows it), the edges and the database size. Run it on a
 quiet machine and give `uptime` with the figures: a 2-core machine shared with other work moves the wall
 time by 20% from run to run.
+
+``--parts N`` measures only the edges' own work, in this process, N times (``time.process_time``, garbage
+collection off; the load of other work on the machine can only add to a repetition, so the fastest is the
+steadiest figure and the median says how noisy it was): the Python edge walk (``_edges`` over every file's
+parsed tree, as ``parse_python`` calls it) and the edges' writes (every file's rows inserted into the edges
+table of a new SQLite file in one transaction, then its indexes made, as a first full run does), the two
+alternating; ``edges_digest`` is a hash of the sorted rows, to check that a change keeps every edge. With
+``--runs`` too, the edges' share of the fastest full index without them.
 """
 
 from __future__ import annotations
@@ -77,10 +86,76 @@ def packages(work: Path, rev: str | None) -> dict[str, str]:
     return paths
 
 
+def parts(tree: Path, reps: int) -> dict[str, float]:
+    """The edge walk's and the edges' writes' CPU over the tree, each the fastest and the median of reps."""
+    import ast
+    import gc
+    import hashlib
+    import sqlite3
+    import time
+
+    from trifecta.infrastructure import python_parser as pp
+    from trifecta.infrastructure import sqlite_store as ss
+
+    files = []
+    for path in sorted(tree.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
+            parsed = ast.parse(text)
+        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        symbols = list(pp.parse_python(str(path.relative_to(tree)), text).symbols)
+        files.append((parsed, symbols, len(text.splitlines())))
+    rows = [pp._edges(parsed, symbols, n) for parsed, symbols, n in files]  # noqa: SLF001
+    digest = hashlib.sha256(repr(sorted(r for file in rows for r in file)).encode()).hexdigest()[:16]
+    work = Path(tempfile.mkdtemp(prefix="edges-parts-"))
+    walk: list[float] = []
+    write: list[float] = []
+    gc.collect()
+    gc.disable()
+    try:
+        for rep in range(reps):
+            started = time.process_time()
+            for parsed, symbols, n in files:
+                pp._edges(parsed, symbols, n)  # noqa: SLF001
+            walk.append(time.process_time() - started)
+            conn = sqlite3.connect(work / f"edges-{rep}.db", isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE edges(file_id INTEGER NOT NULL, kind TEXT NOT NULL, caller TEXT NOT NULL, "
+                "line INTEGER NOT NULL, col INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL, "
+                "alias TEXT NOT NULL)"
+            )
+            started = time.process_time()
+            conn.execute("BEGIN")
+            for file_id, file_rows in enumerate(rows, 1):
+                conn.executemany(
+                    "INSERT INTO edges(file_id, kind, caller, line, col, name, text, alias) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
+                    [(file_id, *row) for row in file_rows],
+                )
+            conn.execute("COMMIT")
+            for sql in [*ss._EDGE_INDEXES.values(), ss._CALLS_INDEX]:  # noqa: SLF001
+                conn.execute(sql)
+            write.append(time.process_time() - started)
+            conn.close()
+    finally:
+        gc.enable()
+        shutil.rmtree(work, ignore_errors=True)
+    both = [a + b for a, b in zip(walk, write, strict=True)]
+    print(f"\n{len(files)} files, {sum(map(len, rows))} edges, edges_digest {digest}, {reps} repetitions, "
+          f"load {os.getloadavg()[0]:.1f}\n\n| edges' own CPU s | fastest | median |\n|---|---|---|")  # fmt: skip
+    for name, values in (("edge walk", walk), ("edges' writes", write), ("both", both)):
+        print(f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} |")
+    return {"walk": min(walk), "write": min(write), "both": min(both)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", required=True)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--parts", type=int, default=0, help="repetitions of the edges' own work (see above)")
     ap.add_argument(
         "--base", help="also measure this git revision, its runs interleaved with this checkout's"
     )
@@ -91,6 +166,9 @@ def main() -> int:
         shutil.copytree(
             args.tree, tree, ignore=shutil.ignore_patterns("site-packages", "dist-packages", "__pycache__")
         )
+        own = parts(tree, args.parts) if args.parts else None
+        if not args.runs:
+            return 0
         paths = {**(packages(work, args.base) if args.base else {}), **packages(work, None)}
         results: dict[str, list[list[float]]] = {variant: [] for variant in paths}
         for run in range(args.runs):
@@ -126,6 +204,10 @@ def main() -> int:
                     f"{(min(r[i] for r in results[f'{label} with']) / low - 1) * 100:+.1f}%" if low else "-"
                 )
                 print(f"| {name} | {before:.3f} | {after:.3f} | {growth} | {best} |")
+            if own is not None:
+                low = min(r[5] for r in results[f"{label} without"])
+                print(f"\nthe edges' own work (fastest) over the fastest full index without them ({low:.3f} s): "
+                      f"walk {own['walk'] / low:+.1%}, writes {own['write'] / low:+.1%}, both {own['both'] / low:+.1%}")  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
