@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,3 +29,30 @@ def sample_repo(tmp_path: Path) -> Path:
     (dest / "id_rsa").write_text("-----BEGIN KEY-----\n")
     (dest / "blob.py").write_bytes(b"\x00\x01\x02binary")
     return dest
+
+
+# the rest of a package: words such as "stream", "tree" or "line" stay rare in it, as in a real one
+FILLER = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(20))
+
+
+@pytest.fixture
+def index_files(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Writes {relative path: text} (and FILLER at each of `fillers`) under a temp dir, opens and indexes it,
+    and returns the Engine (closed at teardown): for search tests that need a few files of their own."""
+    import trifecta
+
+    engines: list[Any] = []
+
+    def make(files: dict[str, str], fillers: tuple[str, ...] = ()) -> Any:
+        root = tmp_path / f"segment{len(engines)}"
+        for rel, text in {**files, **dict.fromkeys(fillers, FILLER)}.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+        engine = trifecta.open(str(root))
+        engine.index()
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()

@@ -3,11 +3,7 @@ on import, and definitions marked deprecated in each language's way."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-import trifecta
 
 LEGACY_INIT = '''"""The old distribution utilities."""
 
@@ -40,21 +36,17 @@ def copy_tree_of(src, dst):
     return copy_tree(src, dst)
 """
 
-OTHER = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(20))
-
 
 @pytest.fixture
-def engine(tmp_path: Path):
-    (tmp_path / "legacy").mkdir()
-    (tmp_path / "legacy" / "__init__.py").write_text(LEGACY_INIT)
-    (tmp_path / "legacy" / "dir_util.py").write_text(LEGACY_TREE)
-    (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / "files.py").write_text(FILES)
-    (tmp_path / "tools" / "misc.py").write_text(OTHER)
-    engine = trifecta.open(str(tmp_path))
-    engine.index()
-    yield engine
-    engine.close()
+def engine(index_files):
+    return index_files(
+        {
+            "legacy/__init__.py": LEGACY_INIT,
+            "legacy/dir_util.py": LEGACY_TREE,
+            "tools/files.py": FILES,
+        },
+        fillers=("tools/misc.py",),
+    )
 
 
 def symbols(engine, query: str) -> list[str]:

@@ -3,11 +3,7 @@ definition, so the answer is that definition, not the code around it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-import trifecta
 
 EXCEPTIONS = """
 class StreamError(Exception):
@@ -73,30 +69,13 @@ def replace_scoped(tokens, state):
         token.content = replace_entities(token.content)
 """
 
-# the rest of a package: words such as "stream" and "end" are rare in it, as in a real one
-OTHER = "".join(
-    f"def {verb}_{noun}(value):\n    return {noun}_table.get(value, {i})\n\n\n"
-    for i, (verb, noun) in enumerate(
-        (v, n)
-        for v in ("parse", "format", "load", "save", "check")
-        for n in ("date", "path", "header", "token")
-    )
-)
-
 
 @pytest.fixture
-def engine(tmp_path: Path):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "exceptions.py").write_text(EXCEPTIONS)
-    (pkg / "streams.py").write_text(STREAMS)
-    (pkg / "rules.py").write_text(RULES)
-    for name in ("dates", "paths", "headers", "tokens"):
-        (pkg / f"{name}.py").write_text(OTHER)
-    engine = trifecta.open(str(tmp_path))
-    engine.index()
-    yield engine
-    engine.close()
+def engine(index_files):
+    return index_files(
+        {"pkg/exceptions.py": EXCEPTIONS, "pkg/streams.py": STREAMS, "pkg/rules.py": RULES},
+        fillers=tuple(f"pkg/{name}.py" for name in ("dates", "paths", "headers", "tokens")),
+    )
 
 
 def symbols(engine, query: str) -> list[str]:

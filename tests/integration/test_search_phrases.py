@@ -3,11 +3,7 @@ real index."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-import trifecta
 
 CLI = """
 def parse_cli(argv):
@@ -30,21 +26,13 @@ def read_command(stream):
     return stream.readline().split()
 """
 
-OTHER = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(20))
-
 
 @pytest.fixture
-def engine(tmp_path: Path):
-    pkg = tmp_path / "tool"
-    pkg.mkdir()
-    (pkg / "cli.py").write_text(CLI)
-    (pkg / "headers.py").write_text(HEADERS)
-    for name in ("helpers", "globals", "signals"):
-        (pkg / f"{name}.py").write_text(OTHER)
-    engine = trifecta.open(str(tmp_path))
-    engine.index()
-    yield engine
-    engine.close()
+def engine(index_files):
+    return index_files(
+        {"tool/cli.py": CLI, "tool/headers.py": HEADERS},
+        fillers=("tool/helpers.py", "tool/globals.py", "tool/signals.py"),
+    )
 
 
 @pytest.mark.timeout(60)
