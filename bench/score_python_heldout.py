@@ -31,6 +31,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+# the helpers both held-out scorers share (run as a script, bench/ is on sys.path)
+from score_heldout import group_row, load_module, load_questions, rank_of, rr, short
+
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 QUESTIONS_DIR = BENCH_DIR / "heldout_python"
@@ -44,19 +47,6 @@ PINNED: dict[str, tuple[str, list[Path]]] = {
 KEYS = ["id", "query", "class", "lang", "gold", "note"]
 CLASSES = ("semantic", "identifier", "structural")
 IGNORE = shutil.ignore_patterns("tests", "__pycache__", "*.pyc", ".trifecta")
-
-
-def load_module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        sys.exit(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_questions(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def installed_version(pkg_dir: Path, name: str) -> str | None:
@@ -133,18 +123,6 @@ def verify(name: str, questions: list[dict[str, Any]], seg: Path) -> list[str]:
     return errors
 
 
-def rank_of(hits: list[dict[str, Any]], q: dict[str, Any], score_mod: ModuleType, k: int) -> int | None:
-    return next(
-        (i + 1 for i, h in enumerate(hits[:k]) if any(score_mod.match(h, g, "symbol") for g in q["gold"])),
-        None,
-    )
-
-
-def short(hit: dict[str, Any]) -> str:
-    sym = hit.get("symbol") or f"L{hit.get('start_line')}-{hit.get('end_line')}"
-    return f"{hit.get('path')}::{sym}"
-
-
 def score_package(seg: Path, qs: list[dict[str, Any]], score_mod: ModuleType, k: int) -> dict[str, Any]:
     for q in qs:
         score_mod.gold_ranges(seg, q["gold"])
@@ -174,19 +152,6 @@ def score_package(seg: Path, qs: list[dict[str, Any]], score_mod: ModuleType, k:
         "trifecta_errors": errors,
         "questions": per_q,
     }
-
-
-def rr(rank: int | None) -> float:
-    return 1 / rank if rank else 0.0
-
-
-def group_row(name: str, rows: list[dict[str, Any]]) -> str:
-    n = len(rows)
-    t_mrr = sum(rr(r["trifecta_rank"]) for r in rows) / n
-    b_mrr = sum(rr(r["bm25_rank"]) for r in rows) / n
-    t_r5 = sum(1 for r in rows if r["trifecta_rank"] and r["trifecta_rank"] <= 5) / n
-    b_r5 = sum(1 for r in rows if r["bm25_rank"] and r["bm25_rank"] <= 5) / n
-    return f"| {name} | {n} | {t_mrr:.3f} | {t_r5:.2f} | {b_mrr:.3f} | {b_r5:.2f} |"
 
 
 def kind(row: dict[str, Any]) -> str:
