@@ -4,26 +4,17 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..application.call_graph import (
-    CalleesUseCase,
-    CallersUseCase,
-    DefinitionUseCase,
-    ImpactUseCase,
-    answer_graph_question,
-)
 from ..application.embedding import Embedder, EmbedSegment, SemanticEngine
 from ..application.engines import AstPatternEngine
 from ..application.get_source import GetSource
 from ..application.index_segment import IndexSegment
-from ..application.navigation import HoverUseCase, LanguageServer, RefsUseCase
 from ..application.ports import TelemetrySink
 from ..application.rewrite import RewriteFlow
 from ..application.search import SearchSegment
-from ..application.stats import StatsUseCase
 from ..application.zoom_ast import (
     PathRules,
     SnippetUseCase,
@@ -37,12 +28,16 @@ from ..infrastructure.astgrep_matcher import AstGrepMatcher
 from ..infrastructure.code_parser import SourceParser
 from ..infrastructure.config import Settings, load_settings
 from ..infrastructure.file_source import LocalFileSource
-from ..infrastructure.lazy_language_server import LazyLanguageServer
 from ..infrastructure.lexicon_data import load_lexicon
-from ..infrastructure.postgres_store import PostgresIndex, PostgresRewriteCache, StoredTextSource
 from ..infrastructure.sqlite_store import SqliteIndex
 from ..infrastructure.telemetry import JsonlTelemetry, NullTelemetry, telemetry_dir
 from ..infrastructure.treesitter_parser import language_specs
+
+if TYPE_CHECKING:  # imported where they are built: a search never needs them (CLI start-up)
+    from ..application.call_graph import CalleesUseCase, CallersUseCase, DefinitionUseCase, ImpactUseCase
+    from ..application.navigation import HoverUseCase, LanguageServer, RefsUseCase
+    from ..application.stats import StatsUseCase
+    from ..infrastructure.postgres_store import PostgresIndex, PostgresRewriteCache, StoredTextSource
 
 
 def utc_now() -> str:
@@ -65,23 +60,79 @@ class App:
     semantic: SemanticEngine | None = None
     closers: tuple[Callable[[], None], ...] = ()
     telemetry: TelemetrySink = attrs.field(factory=NullTelemetry)  # one event per Engine call
-    stats: StatsUseCase | None = None
     rewrite: RewriteFlow | None = None  # LLM query rewriting ([query_rewrite]; --rewrite forces it)
-    hover: HoverUseCase | None = None  # ast hover / ast refs through the [lsp] server
-    refs: RefsUseCase | None = None
-    language_server: LanguageServer | None = None  # started on the first hover/refs, closed by close()
     resolver: SymbolResolver | None = None  # sym:// selectors, for a search whose query is one
-    definition: DefinitionUseCase | None = (
-        None  # ast def / callers / callees / impact, from the index's edges
-    )
-    callers: CallersUseCase | None = None
-    callees: CalleesUseCase | None = None
-    impact: ImpactUseCase | None = None
+    # hover/refs, the call graph's use cases and stats: built (and their modules imported) on first use,
+    # so a one-shot search never pays for them
+    tools: Callable[[], Tools] | None = None
+    _built: Tools | None = attrs.field(default=None, init=False)
+
+    def _tools(self) -> Tools | None:
+        if self._built is None and self.tools is not None:
+            self._built = self.tools()
+        return self._built
+
+    @property
+    def stats(self) -> StatsUseCase | None:
+        tools = self._tools()
+        return None if tools is None else tools.stats
+
+    @property
+    def hover(self) -> HoverUseCase | None:  # ast hover / ast refs through the [lsp] server
+        tools = self._tools()
+        return None if tools is None else tools.hover
+
+    @property
+    def refs(self) -> RefsUseCase | None:
+        tools = self._tools()
+        return None if tools is None else tools.refs
+
+    @property
+    def language_server(self) -> LanguageServer | None:  # started on the first hover/refs
+        tools = self._tools()
+        return None if tools is None else tools.language_server
+
+    @property
+    def definition(self) -> DefinitionUseCase | None:  # ast def / callers / callees / impact, from edges
+        tools = self._tools()
+        return None if tools is None else tools.definition
+
+    @property
+    def callers(self) -> CallersUseCase | None:
+        tools = self._tools()
+        return None if tools is None else tools.callers
+
+    @property
+    def callees(self) -> CalleesUseCase | None:
+        tools = self._tools()
+        return None if tools is None else tools.callees
+
+    @property
+    def impact(self) -> ImpactUseCase | None:
+        tools = self._tools()
+        return None if tools is None else tools.impact
 
     def close(self) -> None:
         for close in self.closers:
             close()
+        if self._built is not None and self._built.language_server is not None:
+            self._built.language_server.close()  # only a server that was built can have started
         self.store.close()
+
+
+@attrs.frozen(kw_only=True)
+class Tools:
+    """What an App builds on first use: the language server and the use cases that need it or the call
+    graph, and telemetry stats."""
+
+    stats: StatsUseCase | None = None
+    hover: HoverUseCase | None = None
+    refs: RefsUseCase | None = None
+    language_server: LanguageServer | None = None  # started on the first hover/refs, closed by App.close()
+    definition: DefinitionUseCase | None = None
+    callers: CallersUseCase | None = None
+    callees: CalleesUseCase | None = None
+    impact: ImpactUseCase | None = None
 
 
 def selector_rules() -> dict[str, PathRules]:
@@ -140,10 +191,12 @@ def build_rewrite_flow(
         api_key_env=key_env,
     )
     cache: SqliteRewriteCache | PostgresRewriteCache
-    if isinstance(reader, PostgresIndex):
-        cache = PostgresRewriteCache(reader)
-    else:
+    if isinstance(reader, SqliteIndex):
         cache = SqliteRewriteCache(settings.db_path)
+    else:
+        from ..infrastructure.postgres_store import PostgresRewriteCache
+
+        cache = PostgresRewriteCache(reader)
     flow = RewriteFlow(rewriter=rewriter, reader=reader, cache=cache, auto=settings.rewrite_enabled)
     return flow, [rewriter.close, cache.close]
 
@@ -155,6 +208,8 @@ def open_store(
     segment of the shared PostgreSQL index (db_url), which keeps each file's text for readers without a
     checkout (`searcher`: an existing segment, opened to search it and never written)."""
     if settings.db_url:
+        from ..infrastructure.postgres_store import PostgresIndex, StoredTextSource
+
         store = PostgresIndex(settings.db_url, settings.segment_id, source=source, searcher=searcher)
         return store, StoredTextSource(source, store)
     return SqliteIndex(settings.db_path), source
@@ -210,9 +265,9 @@ def bootstrap(
         from ..infrastructure.vector_store import SqliteVectorStore
 
         vectors: SqliteVectorStore | PostgresVectorStore = (
-            PostgresVectorStore(store)
-            if isinstance(store, PostgresIndex)
-            else SqliteVectorStore(settings.db_path)
+            SqliteVectorStore(settings.db_path)
+            if isinstance(store, SqliteIndex)
+            else PostgresVectorStore(store)
         )
         closers.append(vectors.close)
         if hasattr(embedder, "close"):
@@ -223,23 +278,32 @@ def bootstrap(
         semantic = SemanticEngine(embedder=embedder, store=vectors, reader=store)
     rewrite, rewrite_closers = build_rewrite_flow(settings, store, env)
     closers.extend(rewrite_closers)
-    # Nothing is imported or started until the first hover/refs; close() shuts the server down.
-    language_server = LazyLanguageServer(settings.segment, settings.lsp_command, settings.lsp_timeout)
-    closers.append(language_server.close)
-    graph: dict[str, Any] = {
-        "reader": store, "resolver": resolver, "source": source, "rules": selector_rules(), "policy": policy
-    }  # fmt: skip
+
+    def tools() -> Tools:
+        from ..application.call_graph import CalleesUseCase, CallersUseCase, DefinitionUseCase, ImpactUseCase
+        from ..application.navigation import HoverUseCase, RefsUseCase
+        from ..application.stats import StatsUseCase
+        from ..infrastructure.lazy_language_server import LazyLanguageServer
+
+        # Nothing is imported or started until the first hover/refs; App.close() shuts the server down.
+        server = LazyLanguageServer(settings.segment, settings.lsp_command, settings.lsp_timeout)
+        graph: dict[str, Any] = {
+            "reader": store, "resolver": resolver, "source": source, "rules": selector_rules(), "policy": policy
+        }  # fmt: skip
+        return Tools(
+            definition=DefinitionUseCase(**graph, server=server),
+            callers=CallersUseCase(**graph),
+            callees=CalleesUseCase(**graph),
+            impact=ImpactUseCase(**graph),
+            hover=HoverUseCase(resolver, server, policy),
+            refs=RefsUseCase(resolver, server, policy, source=source, parser=parser, admit=source.admits),
+            language_server=server,
+            stats=StatsUseCase(telemetry, where=str(telemetry.directory), enabled=settings.telemetry),
+        )
+
     return App(
-        definition=DefinitionUseCase(**graph, server=language_server),
-        callers=CallersUseCase(**graph),
-        callees=CalleesUseCase(**graph),
-        impact=ImpactUseCase(**graph),
+        tools=tools,
         resolver=resolver,
-        hover=HoverUseCase(resolver, language_server, policy),
-        refs=RefsUseCase(
-            resolver, language_server, policy, source=source, parser=parser, admit=source.admits
-        ),
-        language_server=language_server,
         rewrite=rewrite,
         embed=embed,
         semantic=semantic,
@@ -255,7 +319,6 @@ def bootstrap(
         get=GetSource(reader=store, source=source, policy=policy, segment_label=label),
         segment_label=label,
         telemetry=telemetry,
-        stats=StatsUseCase(telemetry, where=str(telemetry.directory), enabled=settings.telemetry),
     )
 
 
@@ -270,7 +333,12 @@ def search_use_case(app: App, refresh: Any) -> SearchSegment:
         rewriter=app.rewrite,
         selectors=app.resolver,
         code_patterns=AstPatternEngine(app.store, app.source, AstGrepMatcher()),
-        call_sites=lambda question, limit: answer_graph_question(
-            app.store, selector_rules(), question, limit
-        ),
+        call_sites=lambda question, limit: _graph_answer(app, question, limit),
     )
+
+
+def _graph_answer(app: App, question: Any, limit: int) -> Any:
+    """A search that asks who calls what, answered from the call graph (imported only then)."""
+    from ..application.call_graph import answer_graph_question
+
+    return answer_graph_question(app.store, selector_rules(), question, limit)

@@ -26,16 +26,13 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from ..application.call_graph import CalleesRequest, CallersRequest, DefinitionRequest, ImpactRequest
 from ..application.embedding import EmbedRequest
 from ..application.expand import clear_lead, invalid_expand
 from ..application.expand import expand as expand_hits
 from ..application.get_source import GetRequest
 from ..application.index_segment import IndexReport, IndexRequest
-from ..application.navigation import HoverRequest, RefsRequest
 from ..application.ports import CodedError, ProgressSink
 from ..application.search import SearchRequest
-from ..application.stats import StatsRequest
 from ..application.telemetry import build_event
 from ..application.zoom_ast import SnippetRequest, SymbolsRequest
 from ..domain.contract import ErrorCode, Notice, Response, WarningCode
@@ -391,6 +388,8 @@ class Engine:
         until close()."""
         if self._app.hover is None:
             return Response.failure("hover", ErrorCode.LSP_UNAVAILABLE, "no language server is wired")
+        from ..application.navigation import HoverRequest  # here: a search never imports navigation
+
         self._ensure_index()
         return self._app.hover.execute(HoverRequest(uri=uri))
 
@@ -400,6 +399,8 @@ class Engine:
         symbol and its `uri`, and a one-line preview, inside the byte budget (AST first, as hover)."""
         if self._app.refs is None:
             return Response.failure("refs", ErrorCode.LSP_UNAVAILABLE, "no language server is wired")
+        from ..application.navigation import RefsRequest
+
         self._ensure_index()
         return self._app.refs.execute(RefsRequest(uri=uri, limit=limit))
 
@@ -410,6 +411,8 @@ class Engine:
         graph, with how they were found (exact, import, name with every candidate, or unresolved and why);
         `data["engine"]` says which answered. Without a column, the first call on the line. A position
         that is not on a name is INVALID_ARGUMENT."""
+        from ..application.call_graph import DefinitionRequest  # here: a search never imports the graph
+
         self._ensure_index()
         assert self._app.definition is not None
         return self._app.definition.execute(
@@ -420,6 +423,8 @@ class Engine:
     def callers(self, uri: str, limit: int = 50) -> Response:
         """The call sites that reach one definition, from the index (no language server): each hit's path,
         line, column, calling symbol and its `uri`, `resolution` (exact, import, or name) and a preview."""
+        from ..application.call_graph import CallersRequest
+
         self._ensure_index()
         assert self._app.callers is not None
         return self._app.callers.execute(CallersRequest(uri=uri, limit=limit))
@@ -427,6 +432,8 @@ class Engine:
     @_guarded("callees")
     def callees(self, uri: str, limit: int = 200) -> Response:
         """The calls one definition makes, each resolved to its definitions or reported unresolved."""
+        from ..application.call_graph import CalleesRequest
+
         self._ensure_index()
         assert self._app.callees is not None
         return self._app.callees.execute(CalleesRequest(uri=uri, limit=limit))
@@ -435,6 +442,8 @@ class Engine:
     def impact(self, uri: str, depth: int = 3) -> Response:
         """What reaches one definition through calls, transitively up to `depth` (capped, the cap
         reported), grouped by file with counts; the tests that reach it are listed."""
+        from ..application.call_graph import ImpactRequest
+
         self._ensure_index()
         assert self._app.impact is not None
         return self._app.impact.execute(ImpactRequest(uri=uri, depth=depth))
@@ -499,6 +508,8 @@ class Engine:
             return Response.failure(
                 "stats", ErrorCode.INVALID_ARGUMENT, "telemetry is not wired in this engine"
             )
+        from ..application.stats import StatsRequest
+
         return self._app.stats.execute(StatsRequest(top=top))
 
     def _record(self, method: str, arguments: dict[str, Any], response: Response, started: float) -> None:

@@ -1,0 +1,89 @@
+"""What a one-shot `trifecta ctx search` process imports: nothing that only navigation, the language
+servers, telemetry stats or a shared PostgreSQL index need, and the lexicon from its cache once written.
+Each check runs the CLI in a real subprocess and reads that process's own sys.modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# modules a plain search never touches (built or imported on first use: bootstrap.App's tools, facade methods)
+LAZY = (
+    "trifecta.application.call_graph",
+    "trifecta.application.stats",
+    "trifecta.infrastructure.lazy_language_server",
+    "trifecta.infrastructure.language_servers",
+    "trifecta.infrastructure.lsp_client",
+    "trifecta.infrastructure.postgres_store",
+    "httpx",
+    "mcp",
+    "pygls",
+    "psycopg",
+    "onnxruntime",
+)
+
+# runs `trifecta ARGS...` in this process, then writes the modules it imported to the first argument's file
+_CHILD = """
+import json, sys
+out = sys.argv.pop(1)
+sys.argv[0] = "trifecta"
+from trifecta.interfaces.cli.main import main
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code
+else:
+    code = 0
+with open(out, "w") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+
+
+def _cli(tmp_path: Path, *args: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
+    out = tmp_path / "modules.json"
+    env = {**os.environ, "TRIFECTA_CACHE_HOME": str(cache)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert out.exists(), proc.stderr
+    return proc, json.loads(out.read_text())
+
+
+@pytest.mark.timeout(240)
+def test_a_search_imports_none_of_the_lazy_modules(sample_repo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _cli(tmp_path, "index", str(sample_repo), cache=cache)
+    proc, seen = _cli(
+        tmp_path,
+        "ctx",
+        "search",
+        "-s",
+        str(sample_repo),
+        "calcular el valor total del inventario",
+        "--json",
+        cache=cache,
+    )
+    assert seen["code"] == 0, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "ok"
+    assert "trifecta.application.search" in seen["modules"]  # the check sees the search's own imports
+    imported = [name for name in LAZY if name in seen["modules"]]
+    assert imported == []
+    assert list(cache.glob("lexicon-*.marshal"))  # the lexicon was cached for the next process
+
+
+@pytest.mark.timeout(240)
+def test_stats_still_builds_its_use_case_on_first_use(sample_repo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _cli(tmp_path, "index", str(sample_repo), cache=cache)
+    proc, seen = _cli(tmp_path, "ctx", "stats", "-s", str(sample_repo), "--json", cache=cache)
+    assert seen["code"] == 0, proc.stderr
+    assert "trifecta.application.stats" in seen["modules"]
