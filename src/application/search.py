@@ -50,6 +50,7 @@ from .rewrite import RewriteFlow, skipped
 from .zoom_ast import Resolved, SymbolResolver
 
 MAX_QUERY_CHARS = 1000
+_CONTROL_AS_SPACE = dict.fromkeys([*range(32), 127], " ")
 PLACE_BOOST = 1.3  # a lexical hit in a file or folder the question names
 # a lexical hit gains this share of the best other hit in its file (symbol MRR@10, all sets in one run, 0 -> 0.3:
 # stdlib 0.801 -> 0.801, stdlib held-out 0.589 -> 0.598, click 0.646 -> 0.688, flask 0.778 -> 0.792, sqlalchemy
@@ -173,7 +174,8 @@ class SearchSegment:
 
     def execute(self, request: SearchRequest) -> Response:
         started = time.perf_counter()
-        query = " ".join(request.query.split())[:MAX_QUERY_CHARS]
+        # control characters are no text (a NUL ends an SQLite FTS5 or PostgreSQL string): spaces, like the rest
+        query = " ".join(request.query.translate(_CONTROL_AS_SPACE).split())[:MAX_QUERY_CHARS]
         if not query:
             return Response.failure(
                 "search",
