@@ -143,11 +143,15 @@ class SourceParser(CodeParser):
             yield from self._parse_many(items)
 
     def _parse_many(self, items: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ParsedFile]]:
+        source = iter(items)
+        first = next(source, None)
+        if first is None:  # nothing changed (a search's refresh): no pool, not even its import
+            return
+        source = itertools.chain([first], source)
         from . import parse_pool  # worker processes: see parse_pool for why not multiprocessing
 
         fork = parse_pool.can_fork()
         threshold = FORKED_MIN_CHARS if fork and _cores_to_spare() else PARALLEL_MIN_CHARS
-        source = iter(items)
         head: list[tuple[str, str]] = []
         size = 0
         for item in source:

@@ -20,6 +20,7 @@ LAZY = (
     "trifecta.infrastructure.language_servers",
     "trifecta.infrastructure.lsp_client",
     "trifecta.infrastructure.postgres_store",
+    "trifecta.infrastructure.parse_pool",  # a refresh that finds nothing changed starts no parser pool
     "httpx",
     "mcp",
     "pygls",
