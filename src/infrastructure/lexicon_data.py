@@ -10,10 +10,11 @@
 Inflecting every lemma costs a new process ~20 ms, so the built tables are kept in the user's cache folder
 (`$TRIFECTA_CACHE_HOME`, else `$XDG_CACHE_HOME/trifecta`, else `~/.cache/trifecta`) as one `marshal` file
 of plain dicts, strings and tuples (never pickle: nothing in it can run). Its name is a digest of what
-builds the tables (the three data files, the builder's source, the Python version), so a
-change to any of them builds and writes a new one. A cache file is read only when it is a regular file of
-the user's that no one else may write, its payload matches the digest in its header, and its tables have
-the shapes a Lexicon holds; anything else (truncated, corrupt, foreign, hostile) is ignored and rebuilt.
+builds the tables (the three data files, the builder's source, the Python version), so a change to any of
+them builds and writes a new one (the 4 newest are kept). A cache file is read only when it is a regular
+file of the user's that no one else may write, its payload matches the digest in its header, and its
+tables have the shapes a Lexicon holds; anything else (truncated, corrupt, foreign, hostile) is ignored
+and rebuilt.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ ES_LEMMAS_FILE = "es_lemmas.json"
 SYNONYMS_FILE = "synonyms.json"
 
 CACHE_FORMAT = 1  # bump when the cached tables change shape
+KEPT_CACHE_FILES = 4  # cache files kept in the folder, the newest (one per data and code version)
 _MAGIC = b"trifecta-lexicon\n"
 _DIGEST = 32  # sha256 of the payload, after the magic
 _PREFIX = "lexicon-"
@@ -168,8 +170,8 @@ def _read_cache(path: Path) -> Lexicon | None:
 
 
 def _write_cache(folder: Path, path: Path, lexicon: Lexicon) -> None:
-    """Write the cache file atomically (a temporary file renamed over it) and drop older ones; a folder that
-    cannot be written only means the next process builds the lexicon again."""
+    """Write the cache file atomically (a temporary file renamed over it) and drop all but the newest few;
+    a folder that cannot be written only means the next process builds the lexicon again."""
     import tempfile
 
     try:
@@ -182,7 +184,9 @@ def _write_cache(folder: Path, path: Path, lexicon: Lexicon) -> None:
         except BaseException:
             os.unlink(temp)
             raise
-        for old in folder.glob(f"{_PREFIX}*{_SUFFIX}"):
+        # the newest few stay: two installed versions (or a checkout beside an install) each keep theirs
+        kept = sorted(folder.glob(f"{_PREFIX}*{_SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEPT_CACHE_FILES:]:
             if old != path:
                 old.unlink(missing_ok=True)
     except OSError:

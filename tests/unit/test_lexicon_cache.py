@@ -152,3 +152,15 @@ def test_cache_dir_follows_the_environment(tmp_path: Path) -> None:
     assert cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "trifecta"
     assert cache_dir({"HOME": str(tmp_path)}) == tmp_path / ".cache" / "trifecta"
     assert cache_dir({}) is None
+
+
+def test_the_newest_cache_files_are_kept(tmp_path: Path) -> None:
+    """Another version's cache file stays (two installs do not rebuild in turn); past a few, the oldest go."""
+    others = [tmp_path / f"lexicon-{n}.marshal" for n in range(lexicon_data.KEPT_CACHE_FILES + 2)]
+    for age, path in enumerate(others):
+        path.write_bytes(b"another version")
+        os.utime(path, (1000 + age, 1000 + age))
+    cached_lexicon({"TRIFECTA_CACHE_HOME": str(tmp_path)})
+    left = set(tmp_path.glob("lexicon-*.marshal"))
+    assert len(left) == lexicon_data.KEPT_CACHE_FILES
+    assert others[-1] in left and others[0] not in left  # the newest other stays, the oldest went
