@@ -30,7 +30,7 @@ LAZY = (
 
 # runs `trifecta ARGS...` in this process, then writes the modules it imported to the first argument's file
 _CHILD = """
-import json, sys
+import json, os, sys
 out = sys.argv.pop(1)
 sys.argv[0] = "trifecta"
 from trifecta.interfaces.cli.main import main
@@ -41,13 +41,19 @@ except SystemExit as stop:
 else:
     code = 0
 with open(out, "w") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")
+    json.dump({"code": code, "modules": sorted(sys.modules), "blas": blas}, fh)
 """
 
 
-def _cli(tmp_path: Path, *args: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
+def _cli(
+    tmp_path: Path, *args: str, cache: Path, blas: str | None = None
+) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / "modules.json"
-    env = {**os.environ, "TRIFECTA_CACHE_HOME": str(cache)}
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["TRIFECTA_CACHE_HOME"] = str(cache)
+    if blas is not None:
+        env["OPENBLAS_NUM_THREADS"] = blas
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, str(out), *args],
         capture_output=True,
@@ -88,3 +94,13 @@ def test_stats_still_builds_its_use_case_on_first_use(sample_repo: Path, tmp_pat
     proc, seen = _cli(tmp_path, "ctx", "stats", "-s", str(sample_repo), "--json", cache=cache)
     assert seen["code"] == 0, proc.stderr
     assert "trifecta.application.stats" in seen["modules"]
+
+
+@pytest.mark.timeout(240)
+def test_numpy_gets_one_blas_thread_unless_the_user_chose(sample_repo: Path, tmp_path: Path) -> None:
+    """numpy's import starts an OpenBLAS thread per core (~50 ms of a search over stored postings)."""
+    cache = tmp_path / "cache"
+    _cli(tmp_path, "index", str(sample_repo), cache=cache)
+    search = ("ctx", "search", "-s", str(sample_repo), "total value", "--json")
+    assert _cli(tmp_path, *search, cache=cache)[1]["blas"] == "1"
+    assert _cli(tmp_path, *search, cache=cache, blas="3")[1]["blas"] == "3"

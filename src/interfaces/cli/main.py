@@ -756,6 +756,16 @@ app.command("trust")(trust_cmd)
 app.command("init")(init_cmd)
 
 
+def one_blas_thread() -> None:
+    """One OpenBLAS thread unless the user chose a number: numpy's import (a search over stored postings
+    pays it) starts a thread per core, ~50 ms of CPU and of wall time, for matrix products a command never
+    makes (searching embeddings is an einsum, which BLAS does not run). No effect once numpy is loaded."""
+    import os
+
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: list[str] | None = None) -> None:
     """The `trifecta` command. Nothing escapes as a traceback: with `--json` (anywhere on the line, even
     after the bad option) every failure, usage errors included, is one envelope on stdout with the message
@@ -763,6 +773,7 @@ def main(argv: list[str] | None = None) -> None:
     codes: 0 an answer, 2 bad input, 1 an internal failure."""
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
+    one_blas_thread()
     try:
         # with --json, click hands usage errors to us instead of printing them
         code = app(args=args, standalone_mode=not as_json)
