@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,45 @@ def test_numpy_gets_one_blas_thread_unless_the_user_chose(sample_repo: Path, tmp
     search = ("ctx", "search", "-s", str(sample_repo), "total value", "--json")
     assert _cli(tmp_path, *search, cache=cache)[1]["blas"] == "1"
     assert _cli(tmp_path, *search, cache=cache, blas="3")[1]["blas"] == "3"
+
+
+def _run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    from trifecta.interfaces.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    out, err = capsys.readouterr()
+    return stop.value.code, re.sub(r'"(took_ms|latency_ms|lexical|structural)": [0-9.]+', "T", out), err
+
+
+@pytest.mark.timeout(240)
+def test_the_search_only_app_answers_as_the_full_one(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ctx search` runs in an app holding only that command: help, usage errors, envelopes and exit codes
+    are those of the full app."""
+    from trifecta.interfaces.cli import main as cli
+
+    assert cli._app_for(["ctx", "search", "q"]) is not cli.app  # the fast path is taken
+    repo = str(sample_repo)
+    _run_main(["index", repo], capsys)  # every search below finds the index current
+    cases = [
+        ["ctx", "search", "--help"],
+        ["ctx", "search"],
+        ["ctx", "search", "--json"],
+        ["ctx", "search", "--bogus", "x", "--json"],
+        ["ctx", "search", "--bogus", "x"],
+        ["ctx", "search", "-n", "0", "x", "--json"],
+        ["ctx", "search", "-q", "a", "b", "--json"],
+        ["ctx", "search", "--version"],
+        ["ctx", "search", "-s", repo, "total value", "--json"],
+        ["ctx", "search", "-s", repo, "total value"],
+        ["ctx", "search", "-s", repo, "total value", "--json", "--profile", "nope"],
+    ]
+    for args in cases:
+        fast = _run_main(args, capsys)
+        with monkeypatch.context() as patch:
+            patch.setattr(cli, "_app_for", lambda _args: cli.app)
+            full = _run_main(args, capsys)
+        assert fast == full, args
+        assert fast[1] or fast[2], args  # something was said
