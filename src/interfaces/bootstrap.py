@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -66,10 +67,12 @@ class App:
     # so a one-shot search never pays for them
     tools: Callable[[], Tools] | None = None
     _built: Tools | None = attrs.field(default=None, init=False)
+    _building: threading.Lock = attrs.field(factory=threading.Lock, init=False)
 
     def _tools(self) -> Tools | None:
-        if self._built is None and self.tools is not None:
-            self._built = self.tools()
+        with self._building:  # once, even from two threads: one language server, closed by close()
+            if self._built is None and self.tools is not None:
+                self._built = self.tools()
         return self._built
 
     @property
