@@ -15,13 +15,15 @@ from typing import Any
 
 import attrs
 
-from ..application.navigation import MAX_REFS_LIMIT
 from ..application.ports import CodedError
 from ..application.search import MODES
 from ..domain.contract import ErrorCode
 
 MAX_HITS = 200  # search's `limit` and eval's `k` (the use cases refuse more)
 MAX_TOP = 100  # stats' `top`
+# refs' `limit`: navigation.MAX_REFS_LIMIT, not imported so that a search does not load navigation (a test
+# checks they agree)
+MAX_REFS_LIMIT = 200
 
 
 class InvalidArgument(CodedError, ValueError):

@@ -16,6 +16,7 @@ import pytest
 # modules a plain search never touches (built or imported on first use: bootstrap.App's tools, facade methods)
 LAZY = (
     "trifecta.application.call_graph",
+    "trifecta.application.navigation",
     "trifecta.application.stats",
     "trifecta.infrastructure.lazy_language_server",
     "trifecta.infrastructure.language_servers",
@@ -147,3 +148,10 @@ def test_the_search_only_app_answers_as_the_full_one(
             full = _run_main(args, capsys)
         assert fast == full, args
         assert fast[1] or fast[2], args  # something was said
+
+
+def test_the_refs_limit_is_navigations() -> None:
+    from trifecta.application import navigation
+    from trifecta.interfaces import arguments
+
+    assert arguments.MAX_REFS_LIMIT == navigation.MAX_REFS_LIMIT
