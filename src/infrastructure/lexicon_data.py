@@ -34,6 +34,7 @@ from typing import Any
 
 from ..domain.lexicon import Lexicon
 from ..domain.spanish_forms import LEMMA_KINDS
+from .trust import user_dir
 
 ES_EN_FILE = "es_en.json"
 ES_LEMMAS_FILE = "es_lemmas.json"
@@ -91,13 +92,7 @@ def build_lexicon(es_en: bytes, synonyms: bytes, lemmas: bytes) -> Lexicon:
 def cache_dir(env: Mapping[str, str]) -> Path | None:
     """`$TRIFECTA_CACHE_HOME`, else `$XDG_CACHE_HOME/trifecta`, else `$HOME/.cache/trifecta`; None when `env`
     names none of them (then nothing is cached)."""
-    if env.get("TRIFECTA_CACHE_HOME", ""):
-        return Path(env["TRIFECTA_CACHE_HOME"]).expanduser().absolute()
-    if env.get("XDG_CACHE_HOME", ""):
-        return Path(env["XDG_CACHE_HOME"]).expanduser().absolute() / "trifecta"
-    if env.get("HOME", ""):
-        return Path(env["HOME"]) / ".cache" / "trifecta"
-    return None
+    return user_dir(env, "TRIFECTA_CACHE_HOME", "XDG_CACHE_HOME", ".cache")
 
 
 def cache_key(data: tuple[bytes, ...], builder: tuple[bytes, ...]) -> str:

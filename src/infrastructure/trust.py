@@ -40,16 +40,21 @@ class UnsafeConfigFile(ValueError):
     """A config file that is not read: a FIFO, a device, a folder, too large, or not UTF-8 TOML."""
 
 
-def user_config_dir(env: Mapping[str, str]) -> Path | None:
-    """`$TRIFECTA_CONFIG_HOME`, else `$XDG_CONFIG_HOME/trifecta`, else `$HOME/.config/trifecta`, all read from
-    `env`; None when `env` names none of them (an explicit, empty environment has no user config)."""
-    if env.get("TRIFECTA_CONFIG_HOME", ""):
-        return Path(env["TRIFECTA_CONFIG_HOME"]).expanduser().absolute()
-    if env.get("XDG_CONFIG_HOME", ""):
-        return Path(env["XDG_CONFIG_HOME"]).expanduser().absolute() / "trifecta"
+def user_dir(env: Mapping[str, str], own: str, xdg: str, under_home: str) -> Path | None:
+    """`$<own>`, else `$<xdg>/trifecta`, else `$HOME/<under_home>/trifecta`, all read from `env`; None when `env`
+    names none of them (an explicit, empty environment has no user folder)."""
+    if env.get(own, ""):
+        return Path(env[own]).expanduser().absolute()
+    if env.get(xdg, ""):
+        return Path(env[xdg]).expanduser().absolute() / "trifecta"
     if env.get("HOME", ""):
-        return Path(env["HOME"]) / ".config" / "trifecta"
+        return Path(env["HOME"]) / under_home / "trifecta"
     return None
+
+
+def user_config_dir(env: Mapping[str, str]) -> Path | None:
+    """`$TRIFECTA_CONFIG_HOME`, else `$XDG_CONFIG_HOME/trifecta`, else `$HOME/.config/trifecta`."""
+    return user_dir(env, "TRIFECTA_CONFIG_HOME", "XDG_CONFIG_HOME", ".config")
 
 
 def read_small_file(path: Path, *, limit: int = MAX_CONFIG_BYTES) -> bytes | None:
