@@ -125,30 +125,35 @@ def short(hit: dict[str, Any]) -> str:
 def score_tree(
     corpora: Path, corpus: str, qs: list[dict[str, Any]], score_mod: ModuleType, k: int
 ) -> dict[str, Any]:
-    seg = corpora / corpus
     print(f"scoring {corpus} ({len(qs)} questions)", file=sys.stderr)
-    base_runs, _, _ = score_mod.run_baseline(seg, qs, k)
+    return score_segment(corpora / corpus, qs, score_mod, k)
+
+
+def score_segment(seg: Path, qs: list[dict[str, Any]], score_mod: ModuleType, k: int) -> dict[str, Any]:
+    """Trifecta beside score.py's BM25 baseline over one segment: the two scores and each question's ranks
+    and top three (bench/score_python_heldout.py scores its packages with it too)."""
+    base_runs, base_index_s, _ = score_mod.run_baseline(seg, qs, k)
     tri_runs, index_s, lat, errors = score_mod.run_project(seg, qs, k)
-    per_q = []
-    for q, b, t in zip(qs, base_runs, tri_runs, strict=True):
-        per_q.append(
-            {
-                "id": q["id"],
-                "class": q["class"],
-                "lang": q["lang"],
-                "query": q["query"],
-                "gold": [f"{g['path']}::{g['symbol']}" for g in q["gold"]],
-                "trifecta_rank": rank_of(t, q, score_mod, k),
-                "bm25_rank": rank_of(b, q, score_mod, k),
-                "trifecta_top3": [short(h) for h in t[:3]],
-                "bm25_top3": [short(h) for h in b[:3]],
-            }
-        )
+    per_q = [
+        {
+            "id": q["id"],
+            "class": q["class"],
+            "lang": q["lang"],
+            "query": q["query"],
+            "gold": [f"{g['path']}::{g['symbol']}" for g in q["gold"]],
+            "trifecta_rank": rank_of(t, q, score_mod, k),
+            "bm25_rank": rank_of(b, q, score_mod, k),
+            "trifecta_top3": [short(h) for h in t[:3]],
+            "bm25_top3": [short(h) for h in b[:3]],
+        }
+        for q, b, t in zip(qs, base_runs, tri_runs, strict=True)
+    ]
     return {
         "queries": len(qs),
         "trifecta": score_mod.score(tri_runs, qs, k),
         "bm25": score_mod.score(base_runs, qs, k),
         "trifecta_index_s": index_s,
+        "bm25_index_s": base_index_s,
         "trifecta_p95_ms": 1e3 * score_mod.pct(lat, 95),
         "trifecta_errors": errors,
         "questions": per_q,

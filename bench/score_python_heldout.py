@@ -32,7 +32,7 @@ from types import ModuleType
 from typing import Any
 
 # the helpers both held-out scorers share (run as a script, bench/ is on sys.path)
-from score_heldout import group_row, load_module, load_questions, rank_of, rr, short
+from score_heldout import group_row, load_module, load_questions, rr, score_segment
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
@@ -126,32 +126,7 @@ def verify(name: str, questions: list[dict[str, Any]], seg: Path) -> list[str]:
 def score_package(seg: Path, qs: list[dict[str, Any]], score_mod: ModuleType, k: int) -> dict[str, Any]:
     for q in qs:
         score_mod.gold_ranges(seg, q["gold"])
-    base_runs, base_index_s, _ = score_mod.run_baseline(seg, qs, k)
-    tri_runs, index_s, lat, errors = score_mod.run_project(seg, qs, k)
-    per_q = [
-        {
-            "id": q["id"],
-            "class": q["class"],
-            "lang": q["lang"],
-            "query": q["query"],
-            "gold": [f"{g['path']}::{g['symbol']}" for g in q["gold"]],
-            "trifecta_rank": rank_of(t, q, score_mod, k),
-            "bm25_rank": rank_of(b, q, score_mod, k),
-            "trifecta_top3": [short(h) for h in t[:3]],
-            "bm25_top3": [short(h) for h in b[:3]],
-        }
-        for q, b, t in zip(qs, base_runs, tri_runs, strict=True)
-    ]
-    return {
-        "queries": len(qs),
-        "trifecta": score_mod.score(tri_runs, qs, k),
-        "bm25": score_mod.score(base_runs, qs, k),
-        "trifecta_index_s": index_s,
-        "bm25_index_s": base_index_s,
-        "trifecta_p95_ms": 1e3 * score_mod.pct(lat, 95),
-        "trifecta_errors": errors,
-        "questions": per_q,
-    }
+    return score_segment(seg, qs, score_mod, k)
 
 
 def kind(row: dict[str, Any]) -> str:
