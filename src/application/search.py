@@ -888,7 +888,8 @@ _DEPRECATED_MARK = re.compile(r"^\s*(?:@(?:\w+\.)*deprecated\b(?![_\w])|#\[depre
 
 
 def _is_deprecated(chunk: Chunk, places: frozenset[str]) -> bool:
-    if places and (chunk.path in places or any(chunk.path.startswith(p) for p in places)):
+    # a module by its path, a package by its folder ("distutils/")
+    if places and (chunk.path in places or any(p.endswith("/") and chunk.path.startswith(p) for p in places)):
         return True
     if chunk.kind not in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS, ChunkKind.DECLARATION):
         return False

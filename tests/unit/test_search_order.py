@@ -194,4 +194,6 @@ def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
     assert not _is_deprecated(chunk(body="@util.deprecated_params(x=('2.0', 'gone'))\ndef f(x): ..."), none)
     assert not _is_deprecated(chunk(doc="Parse.\n\n.. deprecated:: 8.2\n    The public alias goes."), none)
     assert _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/"}))
+    assert _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/b.py"}))
+    assert not _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/b"}))  # a module "a/b" is no folder
     assert not _is_deprecated(chunk(body="x = 1", kind=ChunkKind.MODULE), none)
