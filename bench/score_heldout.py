@@ -23,6 +23,7 @@ import re
 import shutil
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -173,21 +174,31 @@ def group_row(name: str, rows: list[dict[str, Any]]) -> str:
     return f"| {name} | {n} | {t_mrr:.3f} | {t_r5:.2f} | {b_mrr:.3f} | {b_r5:.2f} |"
 
 
-def report(results: dict[str, dict[str, Any]]) -> str:
+def group_tables(
+    results: dict[str, dict[str, Any]], label: str, kinds: Callable[[dict[str, Any]], list[str]]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The per-`label` table (each result, then overall) and the per-kind table (a question counts in each of
+    `kinds(row)`), with every question's row."""
     head = "| {} | q | Trifecta MRR@10 | Trifecta r@5 | BM25 MRR@10 | BM25 r@5 |\n|---|--:|--:|--:|--:|--:|"
-    out = [head.format("tree")]
+    out = [head.format(label)]
     every: list[dict[str, Any]] = []
-    for corpus, r in results.items():
-        out.append(group_row(corpus, r["questions"]))
+    for name, r in results.items():
+        out.append(group_row(name, r["questions"]))
         every += r["questions"]
     out.append(group_row("**overall**", every))
     out += ["", head.format("kind")]
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in every:
-        by[row["class"]].append(row)
-        if row["lang"] == "es":
-            by["Spanish (semantic)"].append(row)
+        for kind in kinds(row):
+            by[kind].append(row)
     out += [group_row(name, rows) for name, rows in sorted(by.items())]
+    return out, every
+
+
+def report(results: dict[str, dict[str, Any]]) -> str:
+    out, every = group_tables(
+        results, "tree", lambda row: [row["class"], *(["Spanish (semantic)"] if row["lang"] == "es" else [])]
+    )
     out += ["", "Questions where Trifecta ranks the gold lower than BM25 (rank `-` = not in the top 10):", ""]
     for row in every:
         if rr(row["trifecta_rank"]) < rr(row["bm25_rank"]):

@@ -26,13 +26,12 @@ import re
 import shutil
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 # the helpers both held-out scorers share (run as a script, bench/ is on sys.path)
-from score_heldout import group_row, load_module, load_questions, rr, score_segment
+from score_heldout import group_tables, load_module, load_questions, rr, score_segment
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
@@ -134,18 +133,8 @@ def kind(row: dict[str, Any]) -> str:
 
 
 def report(results: dict[str, dict[str, Any]]) -> str:
-    head = "| {} | q | Trifecta MRR@10 | Trifecta r@5 | BM25 MRR@10 | BM25 r@5 |\n|---|--:|--:|--:|--:|--:|"
-    out = ["Symbol level (a hit counts when it is one of the gold definitions).", "", head.format("package")]
-    every: list[dict[str, Any]] = []
-    for name, r in results.items():
-        out.append(group_row(name, r["questions"]))
-        every += r["questions"]
-    out.append(group_row("**overall**", every))
-    out += ["", head.format("kind")]
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in every:
-        by[kind(row)].append(row)
-    out += [group_row(name, rows) for name, rows in sorted(by.items())]
+    tables, every = group_tables(results, "package", lambda row: [kind(row)])
+    out = ["Symbol level (a hit counts when it is one of the gold definitions).", "", *tables]
     out += ["", "| package | Trifecta index s | Trifecta p95 ms | errors |", "|---|--:|--:|--:|"]
     out += [
         f"| {n} | {r['trifecta_index_s']:.1f} | {r['trifecta_p95_ms']:.1f} | {r['trifecta_errors']} |"
