@@ -49,6 +49,36 @@ def first_sentence(doc: str) -> str:
     return re.split(r"(?<=[.!?])\s|\n\n", doc.strip(), maxsplit=1)[0].replace("\n", " ").strip()
 
 
+def is_question(sentence: str, name: str) -> bool:
+    """A first sentence that makes a description question: 6 to 40 words, no doctest, and it does not spell
+    the definition's own name (case-insensitive)."""
+    words = re.findall(r"[A-Za-z]+", sentence)
+    own_name = name.lower() in sentence.lower()
+    return MIN_WORDS <= len(words) <= MAX_WORDS and ">>>" not in sentence and not own_name
+
+
+def draw(pool: list[dict[str, Any]], n: int, seed: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """`n` questions drawn with `seed` from candidates (`query` plus the gold fields): one question per
+    distinct sentence, every definition that has that sentence is its gold."""
+    by_sentence: dict[str, list[dict[str, Any]]] = {}
+    for c in pool:
+        by_sentence.setdefault(c["query"], []).append({k: v for k, v in c.items() if k != "query"})
+    sentences = sorted(by_sentence)
+    picked = random.Random(seed).sample(sentences, min(n, len(sentences)))
+    return [(q, by_sentence[q]) for q in picked]
+
+
+def load_scorer() -> Any:
+    """`../shared/eval/score.py` as a module (its BM25 baseline, facade call and matching rule)."""
+    if not SCORER.exists():
+        sys.exit(f"{SCORER} is missing: score with trifecta eval --segment DIR/PKG --queries DIR/PKG.jsonl")
+    spec = importlib.util.spec_from_file_location("score", SCORER)
+    assert spec is not None and spec.loader is not None
+    scorer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scorer)
+    return scorer
+
+
 class _WithoutDocstrings(ast.NodeTransformer):
     """Drops the docstring of every module, class and function (a body left empty gets `pass`)."""
 
@@ -67,8 +97,8 @@ class _WithoutDocstrings(ast.NodeTransformer):
     visit_Module = visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _strip
 
 
-def candidates(tree: ast.Module, rel: str) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def candidates(tree: ast.Module, rel: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
 
     def walk(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
@@ -77,9 +107,7 @@ def candidates(tree: ast.Module, rel: str) -> list[dict[str, str]]:
                 doc = ast.get_docstring(child)
                 if doc and not child.name.startswith("__"):
                     sentence = first_sentence(doc)
-                    words = re.findall(r"[A-Za-z]+", sentence)
-                    own_name = child.name.lower() in sentence.lower()
-                    if MIN_WORDS <= len(words) <= MAX_WORDS and ">>>" not in sentence and not own_name:
+                    if is_question(sentence, child.name):
                         out.append({"path": rel, "symbol": qualname, "query": sentence})
                 if isinstance(child, ast.ClassDef):
                     walk(child, qualname)
@@ -92,7 +120,7 @@ def build(package: str, out: Path, n: int, seed: int) -> int:
     source, tree_out = package_dir(package), out / package
     if tree_out.exists():
         shutil.rmtree(tree_out)
-    pool: list[dict[str, str]] = []
+    pool: list[dict[str, Any]] = []
     for path in sorted(source.rglob("*.py")):
         rel = path.relative_to(source)
         if SKIPPED_PARTS & set(rel.parts):
@@ -105,30 +133,17 @@ def build(package: str, out: Path, n: int, seed: int) -> int:
         dest = tree_out / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(ast.unparse(_WithoutDocstrings().visit(tree)) + "\n", encoding="utf-8")
-    by_sentence: dict[
-        str, list[dict[str, str]]
-    ] = {}  # one question per sentence; all its definitions are gold
-    for c in pool:
-        by_sentence.setdefault(c["query"], []).append({"path": c["path"], "symbol": c["symbol"]})
-    sentences = sorted(by_sentence)
-    picked = random.Random(seed).sample(sentences, min(n, len(sentences)))
+    picked = draw(pool, n, seed)
     lines = [
-        json.dumps({"id": f"d{i:02d}", "query": q, "class": "semantic", "gold": by_sentence[q]})
-        for i, q in enumerate(picked, 1)
+        json.dumps({"id": f"d{i:02d}", "query": q, "class": "semantic", "gold": gold})
+        for i, (q, gold) in enumerate(picked, 1)
     ]
     (out / f"{package}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(picked)
 
 
 def score(out: Path, packages: list[str]) -> None:
-    if not SCORER.exists():
-        sys.exit(
-            f"{SCORER} is missing: score with trifecta eval --segment {out}/PKG --queries {out}/PKG.jsonl"
-        )
-    spec = importlib.util.spec_from_file_location("score", SCORER)
-    assert spec is not None and spec.loader is not None
-    scorer = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(scorer)
+    scorer = load_scorer()
     print("| package | questions | Trifecta symbol MRR@10 / r@5 | BM25 MRR@10 / r@5 |")
     print("|---|--:|--:|--:|")
     totals = [0.0, 0.0]
