@@ -10,8 +10,9 @@ by version and sha256, offline after that:
    generated files left out, nested functions too) with a doc comment (Go `//` lines right above it, Rust
    `///` or `/** */`, JSDoc `/** */`) whose first sentence has 6 to 40 words and does not spell its own name
    is a candidate; a leading own name is dropped first (Go's "Equal reports whether ..." asks "reports
-   whether ..."); the gold is that definition, named and ranged as `../shared/eval/polyglot/verify.py`'s
-   `definitions()` gives it in the stripped file (for a TS/JS overload, the implementation counts too);
+   whether ..."); a sentence refused for one definition asks for none, one shared by more than 3 neither;
+   the gold is that definition, named and ranged as `../shared/eval/polyglot/verify.py`'s `definitions()`
+   gives it in the stripped file (for a TS/JS overload, the implementation counts too);
 2. the package's source is copied with every comment removed: tree-sitter finds the comment nodes, a line
    left empty goes, and every file is checked to keep the exact token sequence it had (line numbers change;
    the gold is looked up again in the stripped text);
@@ -365,13 +366,16 @@ def _comment_lines(comment: str) -> list[str]:
     return [re.sub(r"^\s*\*(?!/)\s?", "", line).rstrip() for line in body.split("\n")]
 
 
-def question(doc: str, name: str) -> str | None:
-    """The doc's first sentence as a question, or None: a leading own name goes ("Equal reports whether ..."
-    asks "reports whether ..."), then `description_set.is_question` decides."""
+def sentence_of(doc: str, name: str) -> str:
+    """The doc's first sentence without a leading own name ("Equal reports whether ..." -> "reports whether")."""
     sentence = first_sentence(doc)
     own = re.match(rf"(?:(?:[Aa]n?|[Tt]he)\s+)?`?{re.escape(name)}`?(?:\(\))?\s+", sentence)
-    if own:
-        sentence = sentence[own.end() :]
+    return sentence[own.end() :] if own else sentence
+
+
+def question(doc: str, name: str) -> str | None:
+    """The doc's first sentence as a question, or None (`description_set.is_question` decides)."""
+    sentence = sentence_of(doc, name)
     if NOT_A_DESCRIPTION.match(sentence) or not is_question(sentence, name):
         return None
     return sentence
@@ -425,8 +429,10 @@ def is_candidate_kind(node: Any, language: str) -> bool:
     return ok
 
 
-def candidates(src: str, stripped: str, rel: str, language: str) -> list[dict[str, Any]]:
-    """The candidate questions of one file: `query` plus the gold (path, symbol, lines in `stripped`)."""
+def candidates(src: str, stripped: str, rel: str, language: str) -> tuple[list[dict[str, Any]], set[str]]:
+    """The candidate questions of one file, `query` plus the gold (path, symbol, lines in `stripped`), and the
+    sentences refused for a definition (`iter`'s "Return an iterator ..." spells `iter`: the same sentence
+    on `iter_mut` must not ask for `iter_mut` alone)."""
     found = comments(src, Path(rel).suffix)
     before, after = definitions(src, language), definitions(stripped, language)
     if [d[0] for d in before] != [d[0] for d in after]:
@@ -434,14 +440,17 @@ def candidates(src: str, stripped: str, rel: str, language: str) -> list[dict[st
     spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for name, node, start in after:
         spans[name].append((start, node.range().end.line + 1))
-    out, seen = [], defaultdict(int)
+    out, refused, seen = [], set(), defaultdict(int)
     for name, node, start in before:
         occurrence = seen[name]
         seen[name] += 1
         if name.startswith("impl ") or not is_candidate_kind(node, language):
             continue
-        sentence = question(doc_comment(found, start, language), name.rsplit(".", 1)[-1])
+        doc, short = doc_comment(found, start, language), name.rsplit(".", 1)[-1]
+        sentence = question(doc, short)
         if sentence is None:
+            if doc:
+                refused.add(sentence_of(doc, short))
             continue
         own = [spans[name][occurrence]]
         # an overload signature's doc: the implementation (the last of that name) counts too
@@ -449,7 +458,16 @@ def candidates(src: str, stripped: str, rel: str, language: str) -> list[dict[st
             own.append(max(spans[name]))
         gold = [{"path": rel, "symbol": name, "start_line": s, "end_line": e} for s, e in own]
         out += [{"query": sentence, **g} for g in gold]
-    return out
+    return out, refused
+
+
+def usable(pool: list[dict[str, Any]], refused: set[str]) -> list[dict[str, Any]]:
+    """The candidates that may be asked: a sentence of more than MAX_GOLD definitions names none, and one
+    refused for a definition does not ask for the others."""
+    shared: dict[str, int] = defaultdict(int)
+    for c in pool:
+        shared[c["query"]] += 1
+    return [c for c in pool if shared[c["query"]] <= MAX_GOLD and c["query"] not in refused]
 
 
 # ------------------------------------------------------------------------------------------------- build
@@ -479,6 +497,7 @@ def build(package: Package, cache_dir: Path, out: Path, n: int, seed: int) -> in
     tree_out = out / package.name
     shutil.rmtree(tree_out, ignore_errors=True)
     pool: list[dict[str, Any]] = []
+    refused: set[str] = set()
     dropped: list[str] = []
     with tempfile.TemporaryDirectory(prefix="description-polyglot-") as scratch:
         source = fetch(package, cache_dir, Path(scratch))
@@ -498,13 +517,12 @@ def build(package: Package, cache_dir: Path, out: Path, n: int, seed: int) -> in
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(stripped, encoding="utf-8")
             try:
-                pool += candidates(src, stripped, rel.as_posix(), package.language)
+                found, refused_here = candidates(src, stripped, rel.as_posix(), package.language)
+                pool += found
+                refused |= refused_here
             except ValueError as exc:  # syntax errors recovered differently: no questions from this file
                 dropped.append(f"no questions from {exc}")
-    shared = defaultdict(int)
-    for c in pool:
-        shared[c["query"]] += 1
-    pool = [c for c in pool if shared[c["query"]] <= MAX_GOLD]  # a sentence of many definitions names none
+    pool = usable(pool, refused)
     for line in dropped:
         print(f"  {package.name}: {line}", file=sys.stderr)
     rows = [
@@ -553,6 +571,46 @@ def score(out: Path, packages: list[Package], k: int = 10) -> dict[str, Any]:
     return results
 
 
+PATTERN_NAMES = (
+    "misses",
+    "gold not in the top 10",
+    "first hit an `impl` block",
+    "first hit a name the question spells",
+    "another definition of the gold's name in the top 3",
+    "gold's file in the top 3",
+    "BM25 ranks it higher",
+)
+NAMED_IN_QUESTION = re.compile(r"`([^`]+)`|\b([A-Z][a-z]+[A-Z]\w*)")
+
+
+def miss_patterns(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """How Trifecta's misses (gold not first) look: counts of questions, a question may count in several."""
+    out: dict[str, int] = defaultdict(int)
+    for row in rows:
+        if row["trifecta_rank"] == 1:
+            continue
+        out["misses"] += 1
+        out["gold not in the top 10"] += row["trifecta_rank"] is None
+        top = [h.split("::", 1) for h in row["trifecta_top3"]]
+        gold = [g.split("::", 1) for g in row["gold"]]
+        named = {
+            (m[1] or m[2]).split("::")[-1].split(".")[-1].strip("()")
+            for m in NAMED_IN_QUESTION.finditer(row["query"])
+        }
+        if top:
+            out["first hit an `impl` block"] += top[0][1].startswith("impl ")
+            out["first hit a name the question spells"] += bool({top[0][1], *top[0][1].split(".")} & named)
+        short = {sym.rsplit(".", 1)[-1].lower() for _, sym in gold}
+        out["another definition of the gold's name in the top 3"] += any(
+            sym.rsplit(".", 1)[-1].lower() in short and [path, sym] not in gold for path, sym in top
+        )
+        out["gold's file in the top 3"] += any(path in {p for p, _ in gold} for path, _ in top)
+        out["BM25 ranks it higher"] += (
+            bool(row["bm25_rank"]) and (row["trifecta_rank"] or 99) > row["bm25_rank"]
+        )
+    return out
+
+
 def report(results: dict[str, Any], command: str) -> str:
     head = "| {} | q | Trifecta MRR@10 | Trifecta r@5 | BM25 MRR@10 | BM25 r@5 |\n|---|--:|--:|--:|--:|--:|"
     every = [row for r in results.values() for row in r["questions"]]
@@ -574,6 +632,15 @@ def report(results: dict[str, Any], command: str) -> str:
         "",
         head.format("package"),
         *(group_row(name, r["questions"]) for name, r in results.items()),
+        "",
+        "## How the misses look (questions whose gold Trifecta does not rank first)",
+        "",
+        "| language | " + " | ".join(PATTERN_NAMES) + " |",
+        "|---|" + "--:|" * len(PATTERN_NAMES),
+        *(
+            f"| {name} | " + " | ".join(str(miss_patterns(rows)[k]) for k in PATTERN_NAMES) + " |"
+            for name, rows in sorted(by_language.items())
+        ),
         "",
         "## Trifecta's misses (gold not first)",
         "",

@@ -125,7 +125,7 @@ module.exports = { ping };
 
 def candidate_map(src: str, rel: str, language: str) -> dict[str, dict[str, Any]]:
     stripped = dp.strip_comments(src, Path(rel).suffix)
-    return {c["symbol"]: c for c in dp.candidates(src, stripped, rel, language)}
+    return {c["symbol"]: c for c in dp.candidates(src, stripped, rel, language)[0]}
 
 
 # ------------------------------------------------------------------------------------------ the stripper
@@ -214,7 +214,7 @@ def test_rust_candidates() -> None:
 @needs_verify
 def test_typescript_candidates() -> None:
     stripped = dp.strip_comments(TS, ".ts")
-    cands = dp.candidates(TS, stripped, "src/store.ts", "typescript")
+    cands, refused = dp.candidates(TS, stripped, "src/store.ts", "typescript")
     found = {c["symbol"]: c for c in cands}
     assert found["createStore"]["query"] == (
         "Creates a store that keeps the state and notifies every listener of changes."
@@ -240,6 +240,29 @@ def test_javascript_candidates() -> None:
     assert found["Sender.close"]["query"] == (
         "Shuts the connection after every queued message has been written to the socket."
     )
+
+
+@needs_verify
+def test_a_sentence_refused_for_one_definition_is_refused_for_all() -> None:
+    src = """impl Map {
+    /// Return an iterator over the key-value pairs of the map, in their order
+    pub fn iter(&self) -> Iter { Iter }
+
+    /// Return an iterator over the key-value pairs of the map, in their order
+    pub fn iter_mut(&mut self) -> IterMut { IterMut }
+}
+"""
+    found, refused = dp.candidates(src, dp.strip_comments(src, ".rs"), "src/map.rs", "rust")
+    assert [c["symbol"] for c in found] == ["Map.iter_mut"]  # `iter` is spelled in "iterator"
+    assert refused == {"Return an iterator over the key-value pairs of the map, in their order"}
+    assert dp.usable(found, refused) == []
+
+
+def test_a_sentence_of_more_than_three_definitions_is_not_asked() -> None:
+    pool = [{"query": "Write the length of a struct for the encoder.", "symbol": f"s{i}"} for i in range(4)]
+    pool.append({"query": "Reads one frame from the socket into the buffer.", "symbol": "read"})
+    assert [c["symbol"] for c in dp.usable(pool, set())] == ["read"]
+    assert len(dp.usable(pool[1:], set())) == 4
 
 
 def test_question_drops_a_leading_own_name_and_refuses_its_name_elsewhere() -> None:
@@ -270,3 +293,37 @@ def test_draw_is_deterministic_and_groups_one_sentence() -> None:
     assert ds.draw(pool, 5, 8) != first
     gold = dict(ds.draw(pool, 100, 7))["question number 3"]
     assert gold == [{"path": "a", "symbol": "s3"}, {"path": "b", "symbol": "t"}]
+
+
+def test_miss_patterns_count_what_the_misses_look_like() -> None:
+    rows = [
+        {  # a hit: not counted
+            "query": "q",
+            "gold": ["a.rs::F"],
+            "trifecta_rank": 1,
+            "bm25_rank": 3,
+            "trifecta_top3": ["a.rs::F"],
+        },
+        {
+            "query": "A parallel iterator producing elements in the union of `IndexSet`s.",
+            "gold": ["src/rayon/set.rs::ParUnion"],
+            "trifecta_rank": None,
+            "bm25_rank": 6,
+            "trifecta_top3": ["src/set.rs::IndexSet", "src/rayon/set.rs::impl Clone for ParUnion"],
+        },
+        {
+            "query": "Return an iterator adaptor that wraps each element in a position marker.",
+            "gold": ["src/lib.rs::Itertools.with_position"],
+            "trifecta_rank": 4,
+            "bm25_rank": None,
+            "trifecta_top3": ["src/lib.rs::impl Itertools for T", "src/with_position.rs::with_position"],
+        },
+    ]
+    counts = dp.miss_patterns(rows)
+    assert counts["misses"] == 2
+    assert counts["gold not in the top 10"] == 1
+    assert counts["first hit an `impl` block"] == 1
+    assert counts["first hit a name the question spells"] == 1
+    assert counts["another definition of the gold's name in the top 3"] == 1
+    assert counts["gold's file in the top 3"] == 2
+    assert counts["BM25 ranks it higher"] == 1
