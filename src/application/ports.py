@@ -183,10 +183,17 @@ class IndexReader(Protocol):
         return object()
 
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         """BM25 over chunks. Each group is a set of alternatives for one query word (any may match);
-        with require_all every group must match, otherwise any. Ranked best first."""
+        with require_all every group must match, otherwise any. Ranked best first. In the any-word ranking
+        of three groups or more, a group's alternatives after its first count `alternative_weights[i]` of
+        what they would alone (a synonym weighs less than the word written; 1.0 where none is given)."""
         ...
 
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:

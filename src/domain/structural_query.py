@@ -80,6 +80,8 @@ _IMPLEMENT_NAMED_KIND = re.compile(
     + _DOTTED
     + r"\s+(?:interfaces?|interfaz|traits?|protocols?|protocolo)\b",
 )
+# a participle right before a prose word ("derived value", "embedded code", "inherited methods") qualifies it
+_ATTRIBUTIVE = re.compile(r"\w+ed\s+(?!(?:directly|of|from|the|class|base|parent)\b)\w+$", re.IGNORECASE)
 _SUBCLASS_SUFFIX = re.compile(_DOTTED + r"\s+(?:subclasses|subclass(?:es)?\b)", re.IGNORECASE)
 _DECORATOR = re.compile(r"@" + _DOTTED)
 _PLACEHOLDER_DECORATOR = re.compile(r"@<\w+>\.(\w+)")
@@ -274,6 +276,8 @@ def parse_structural(query: str) -> StructuralQuery:
         if m and not _names_code(m.group(1)):
             by_kind = _INHERIT_NAMED_KIND.search(text)
             m = by_kind if by_kind and _names_code(by_kind.group(1)) else m
+        if m and _ATTRIBUTIVE.match(m.group(0)) and not _names_code(m.group(1)):
+            m = None  # "a derived value", "templates with embedded code": an adjective, not a relation
         m = m or _SUBCLASS_SUFFIX.search(text)
     qualifying: list[str] = []
     if m:

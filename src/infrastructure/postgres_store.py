@@ -1015,17 +1015,27 @@ class PostgresIndex(IndexWriter, IndexReader):
 
     @_guard
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         """The SQLite store's search_terms, rule for rule: the same clauses (a word's alternatives, kept
         apart even when they stem alike: FTS5 scores every phrase of the expression on its own), the same
         common-word filter and the same any-word tiers, each ranked as FTS5 ranks it."""
         stem = self._stem(t for group in groups for term in group for t in _tokens(term))
         clauses: list[list[str]] = []  # per query word, its alternatives as tsquery terms
-        for group in groups:
+        weight_of: dict[
+            tuple[str, ...], float
+        ] = {}  # a clause -> the weight of its alternatives after the first
+        for i, group in enumerate(groups):
             alts = [q for q in (_tsquery_term(t, stem) for t in dict.fromkeys(group)) if q]
             if alts:
                 clauses.append(alts)
+                if i < len(alternative_weights):
+                    weight_of[tuple(alts)] = alternative_weights[i]
         if not clauses:
             return []
         n_chunks = self._counts()[3]
@@ -1048,7 +1058,9 @@ class PostgresIndex(IndexWriter, IndexReader):
                 limit,
             )  # fmt: skip
         if len(clauses) > 2:
-            return self._ranked_any([self._scoring(alts, n_chunks) for alts in clauses], limit)
+            return self._ranked_any(
+                [self._scoring(alts, n_chunks, weight_of.get(tuple(alts), 1.0)) for alts in clauses], limit
+            )
         # Two words: first the chunks that name one of them (name, qualname, signature, doc: weights A-C;
         # as in FTS5's column filter, only those fields count, for the match, the frequency and the idf),
         # then any chunk holding one.
@@ -1069,14 +1081,17 @@ class PostgresIndex(IndexWriter, IndexReader):
             seen = {sc.chunk.id for sc in found}
         return found[:limit]
 
-    def _scoring(self, phrases: Sequence[str], n_chunks: int) -> list[tuple[str, float]]:
-        """Each phrase with its idf, FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+    def _scoring(
+        self, phrases: Sequence[str], n_chunks: int, alternative_weight: float = 1.0
+    ) -> list[tuple[str, float]]:
+        """Each phrase with its idf, FTS5's: log((N - n + 0.5) / (n + 0.5)), at least 1e-6; the phrases after
+        the first times `alternative_weight` (bm25 is linear in a phrase's idf)."""
         self._learn_frequencies([[p] for p in phrases])
         scoring = []
-        for phrase in phrases:
+        for i, phrase in enumerate(phrases):
             df = self._doc_frequency([phrase])
             idf = math.log((n_chunks - df + 0.5) / (df + 0.5)) if n_chunks else 0.0
-            scoring.append((phrase, idf if idf > 0 else 1e-6))
+            scoring.append((phrase, (idf if idf > 0 else 1e-6) * (alternative_weight if i else 1.0)))
         return scoring
 
     def _learn_frequencies(self, clauses: Sequence[Sequence[str]]) -> None:

@@ -78,7 +78,7 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # An index of another version (or
 # of none: built before) is re-parsed whole by its next run (no schema change: nothing to drop); a new
 # index killed mid-run keeps what it committed.
-EDGES_VERSION = "8"
+EDGES_VERSION = "9"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
@@ -1200,15 +1200,23 @@ class SqliteIndex(IndexWriter, IndexReader):
 
     @_guard
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         clauses = []
         phrases: dict[str, list[str]] = {}  # clause -> its phrases (FTS5 strings), for _postings
-        for group in groups:
+        weights: dict[str, float] = {}  # clause -> the weight of its phrases after the first
+        for i, group in enumerate(groups):
             alts = [s for s in dict.fromkeys(fts_string(t) for t in group) if s]
             if alts:
                 clauses.append(alts[0] if len(alts) == 1 else "(" + " OR ".join(alts) + ")")
                 phrases[clauses[-1]] = alts
+                if len(alts) > 1 and i < len(alternative_weights) and alternative_weights[i] != 1.0:
+                    weights[clauses[-1]] = alternative_weights[i]
         if not clauses:
             return []
         if not require_all and len(clauses) > 1 and self._chunk_count() >= COMMON_WORDS_FROM_CHUNKS:
@@ -1231,7 +1239,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         # holding one. BM25 ranks the later tier's chunks below most of the first tier's anyway. Two words:
         # the chunks that name one of them (name, signature, docstring); more: those holding two of them.
         if len(clauses) > 2:
-            return self._ranked_any(clauses, limit, phrases)
+            return self._ranked_any(clauses, limit, phrases, weights)
         first = f"{{{' '.join(NAMED_COLUMNS)}}} : ({' OR '.join(clauses)})"
         tiers = (first, " OR ".join(clauses))
         found: list[ScoredChunk] = []
@@ -1244,7 +1252,11 @@ class SqliteIndex(IndexWriter, IndexReader):
         return found[:limit]
 
     def _ranked_any(
-        self, clauses: Sequence[str], limit: int, phrases: dict[str, list[str]] | None = None
+        self,
+        clauses: Sequence[str],
+        limit: int,
+        phrases: dict[str, list[str]] | None = None,
+        weights: dict[str, float] | None = None,
     ) -> list[ScoredChunk]:
         """Any of three or more words, in two tiers: the chunks holding at least two of the first
         MAX_PAIR_CLAUSES words, then those holding one. This was FTS5 ranking `(a AND b) OR (a AND c) OR ...`
@@ -1256,10 +1268,17 @@ class SqliteIndex(IndexWriter, IndexReader):
         common words of a repository come back in question after question, and ranking the thousands of
         chunks they match is what a search spent its time on (the pairs expression repeats each word once per
         pair: sqlalchemy 50-75 ms)."""
-        first = [self._postings(clause, (phrases or {}).get(clause)) for clause in clauses[:MAX_PAIR_CLAUSES]]
+        phrases, weights = phrases or {}, weights or {}
+
+        def postings(clause: str) -> tuple[Any, Any]:
+            if clause in weights:
+                return self._weighted_postings(clause, phrases[clause], weights[clause])
+            return self._postings(clause, phrases.get(clause))
+
+        first = [postings(clause) for clause in clauses[:MAX_PAIR_CLAUSES]]
 
         def every() -> list[tuple[Any, Any]]:
-            return first + [self._postings(c, (phrases or {}).get(c)) for c in clauses[MAX_PAIR_CLAUSES:]]
+            return first + [postings(c) for c in clauses[MAX_PAIR_CLAUSES:]]
 
         small = sum(len(p[0]) for p in first) <= PYTHON_POSTINGS and all(
             isinstance(p[0], list) for p in first
@@ -1275,6 +1294,38 @@ class SqliteIndex(IndexWriter, IndexReader):
             )
             rows.update((r[-1], r) for r in self._conn.execute(sql, batch))
         return [ScoredChunk(chunk=_chunk(rows[rowid]), score=s) for rowid, s in chosen if rowid in rows]
+
+    def _weighted_postings(self, clause: str, phrases: Sequence[str], weight: float) -> tuple[Any, Any]:
+        """A clause's postings with its phrases after the first counting `weight` of their bm25 (the first
+        phrase is the word the question wrote, the others its alternatives), summed as _postings sums."""
+        self._fresh_caches()
+        key = f"{clause} * {weight!r}"
+        cached = self._postings_cache.get(key)
+        if cached is None:
+            rest = phrases[1:]
+            written = self._postings(phrases[0], phrases[:1])
+            others = self._postings(rest[0] if len(rest) == 1 else "(" + " OR ".join(rest) + ")", rest)
+            if isinstance(written[0], list) and isinstance(others[0], list):
+                total: dict[int, float] = dict(zip(written[0], written[1], strict=True))
+                for rowid, score in zip(others[0], others[1], strict=True):
+                    total[rowid] = total.get(rowid, 0.0) + weight * score
+                cached = (list(total), list(total.values()))  # lists: see _chosen_in_python
+            else:
+                import numpy as np
+
+                unique, inverse = np.unique(
+                    np.concatenate(
+                        [np.asarray(written[0], dtype=np.int64), np.asarray(others[0], dtype=np.int64)]
+                    ),
+                    return_inverse=True,
+                )
+                scores = np.concatenate(
+                    [np.asarray(written[1], dtype=float), weight * np.asarray(others[1], dtype=float)]
+                )
+                cached = (unique, np.bincount(inverse, weights=scores))
+            self._postings_size += len(cached[0])
+            self._postings_cache[key] = cached
+        return cached
 
     def _postings(self, clause: str, phrases: Sequence[str] | None = None) -> tuple[Any, Any]:
         """The chunks an FTS5 clause matches and the bm25 score of each for that clause alone. bm25 is a sum

@@ -98,6 +98,30 @@ def test_both_stores_rank_alike(
     assert [round(s, 3) for _, s in pg] == pytest.approx([round(s, 3) for _, s in lite], rel=1e-4, abs=2e-3)
 
 
+WEIGHTED = [
+    ([["alpha", "iota"], ["beta"], ["gamma"], ["delta"]], [0.7, 1.0, 0.5, 0.5]),
+    ([["alpha", "alphas"], ["beta", "theta"], ["gamma"], ["omega sigma", "rho"]], [0.3, 0.7, 0.7, 0.7]),
+]
+
+
+@pytest.mark.parametrize("groups, weights", WEIGHTED, ids=["three", "four"])
+@pytest.mark.parametrize("limit", [3, 400])
+def test_both_stores_weigh_alternatives_alike(
+    stores: tuple[SqliteIndex, PostgresIndex], groups: list[list[str]], weights: list[float], limit: int
+) -> None:
+    lite, pg = (
+        [
+            (sc.chunk.id, sc.score)
+            for sc in s.search_terms(groups, require_all=False, limit=limit, alternative_weights=weights)
+        ]
+        for s in stores
+    )
+    if limit > len(lite):  # every chunk holding a word: the weights changed the scores
+        assert lite != _ranked(stores[0], groups, False, limit)
+    assert [cid for cid, _ in pg] == [cid for cid, _ in lite]
+    assert [round(s, 3) for _, s in pg] == pytest.approx([round(s, 3) for _, s in lite], rel=1e-4, abs=2e-3)
+
+
 # ---------------------------------------------------------------- the stemmer of segments written before it
 def _index_folder(store: PostgresIndex, folder: Path) -> int:
     """An index run as the facade runs it: under the segment's writer lock."""

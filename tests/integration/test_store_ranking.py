@@ -171,3 +171,20 @@ def test_cached_postings_follow_the_data(wordy: SqliteIndex) -> None:
     # every score moved (a new chunk changes each word's idf): nothing stale is served from the cache
     clauses = ['"alpha"', '"beta"', '"gamma"']
     assert [(sc.chunk.id, round(sc.score, 6)) for sc in after] == fts5_any(wordy, clauses, 500)
+
+
+def test_an_alternative_counts_its_weight_of_what_it_scores_alone(store: SqliteIndex) -> None:
+    """Three words or more: a group's alternatives after the first (a synonym) count `alternative_weights`
+    of their bm25; the word written counts in full."""
+    groups = [["delta", "gamma"], ["beta"], ["alpha"]]  # `delta` is in no chunk: only its alternative matches
+    plain = {sc.chunk.path: sc.score for sc in store.search_terms(groups, require_all=False, limit=50)}
+    weighted = {
+        sc.chunk.path: sc.score
+        for sc in store.search_terms(groups, require_all=False, limit=50, alternative_weights=[0.5, 1.0, 1.0])
+    }
+    assert set(weighted) == set(plain)
+    gamma = {sc.chunk.path: sc.score for sc in store.search_terms([["gamma"]], require_all=False, limit=50)}
+    for path in ("both.py", "pairs.py"):  # each holds the three words: scored (3 - 1) ** COORDINATION * sum
+        assert plain[path] - weighted[path] == pytest.approx(2**COORDINATION * 0.5 * gamma[path])
+    unweighted = store.search_terms(groups, require_all=False, limit=50, alternative_weights=[1.0, 1.0, 1.0])
+    assert {sc.chunk.path: sc.score for sc in unweighted} == plain

@@ -166,6 +166,20 @@ def test_an_alternative_group_sums_its_phrases_as_fts5(tmp_path: Path) -> None:
     assert [(sc.chunk.id, sc.score) for sc in found] == [(sc.chunk.id, sc.score) for sc in plain]
 
 
+def test_weighted_alternatives_score_alike_from_stored_postings_and_fts5(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    groups = [["alpha", "gamma"], ["beta", "betas"], ["delta", "zeta", "unknown"]]
+    weights = [0.7, 0.5, 0.3]
+    found = index.search_terms(groups, require_all=False, limit=40, alternative_weights=weights)
+    assert found != index.search_terms(groups, require_all=False, limit=40)
+    index._forget()
+    index._stored = (frozenset(), (0, 0))  # FTS5 ranks every clause
+    index._cache_version = index._conn.execute("PRAGMA data_version").fetchone()[0]
+    plain = index.search_terms(groups, require_all=False, limit=40, alternative_weights=weights)
+    assert [sc.chunk.id for sc in found] == [sc.chunk.id for sc in plain]
+    assert [sc.score for sc in found] == pytest.approx([sc.score for sc in plain], rel=1e-9)
+
+
 def edited(files: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     after = dict(files)
     after["pkg/alpha/m0.py"] = source(7, "gamma gamma beta")  # changed

@@ -156,7 +156,12 @@ class FakeIndex:
         return self.chunks.get(chunk_id)
 
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         out = []
         for c in self.chunks.values():

@@ -291,7 +291,12 @@ class FakeReader:
         return sorted({c.name for c in self.chunks})[:limit]
 
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         found = []
         for c in self.chunks:
@@ -483,11 +488,19 @@ class RecordingReader(FakeReader):
     def __init__(self) -> None:
         super().__init__()
         self.asked: list[tuple[bool, list[str]]] = []
+        self.weights: list[list[float]] = []
 
     def search_terms(
-        self, groups: Sequence[Sequence[str]], *, require_all: bool, limit: int
+        self,
+        groups: Sequence[Sequence[str]],
+        *,
+        require_all: bool,
+        limit: int,
+        alternative_weights: Sequence[float] = (),
     ) -> list[ScoredChunk]:
         self.asked.append((require_all, [g[0] for g in groups]))
+        if not require_all:
+            self.weights.append(list(alternative_weights))
         return super().search_terms(groups, require_all=require_all, limit=limit)
 
 
@@ -500,3 +513,22 @@ def test_a_spanish_question_searches_its_content_words_only() -> None:
         SearchRequest(query="¿dónde se valida cada contraseña según su longitud?", mode="lexical")
     )
     assert (True, ["valida", "contraseña", "longitud"]) in reader.asked  # "cada", "según": no code word
+
+
+def test_an_english_words_synonyms_weigh_less_than_the_word_a_spanish_words_translations_do_not() -> None:
+    from trifecta.application.search import ALTERNATIVE_WEIGHT
+    from trifecta.infrastructure.lexicon_data import load_lexicon
+
+    lexicon = load_lexicon()
+    assert lexicon.expand("produce") and lexicon.expand("contraseña")  # both have alternatives
+    reader = RecordingReader()
+    segment = SearchSegment(reader=reader, lexicon=lexicon)  # type: ignore[arg-type]
+    segment.execute(SearchRequest(query="produce a checker from parse_rules and its types", mode="lexical"))
+    words = [w for all_words, w in reader.asked if not all_words][-1]
+    weights = dict(zip(words, reader.weights[-1], strict=True))
+    assert weights["produce"] == ALTERNATIVE_WEIGHT < 1.0
+    assert weights["parse_rules"] == 1.0  # its parts are the same words, not synonyms
+    segment.execute(
+        SearchRequest(query="¿dónde se valida cada contraseña según su longitud?", mode="lexical")
+    )
+    assert reader.weights[-1] and set(reader.weights[-1]) == {1.0}

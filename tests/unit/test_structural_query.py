@@ -202,3 +202,15 @@ def test_async_is_a_set_only_when_named_in_the_plural() -> None:
         "Returns the async handlers registered for an event",
     ):
         assert not parse_structural(query).is_async, query
+
+
+def test_a_participle_before_a_prose_word_is_an_adjective_not_a_relation() -> None:
+    for query in (
+        "How does a derived value decide whether it needs to recompute",
+        "how are templates with embedded code highlighted",
+        "where are inherited defaults merged",
+    ):
+        assert parse_structural(query).base == "", query
+    assert parse_structural("classes derived from Exception").base == "Exception"
+    assert parse_structural("structs with an embedded Mutex").base == "Mutex"  # a name: the Go embedding
+    assert parse_structural("classes that inherit from dict").base == "dict"
