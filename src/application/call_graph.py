@@ -103,8 +103,13 @@ class CallGraph:
         self._importers: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
         self._stars: list[tuple[str, Edge]] | None = None
         self._returns: dict[str, dict[tuple[str, str], list[str]]] = {}
+        self._module_binders: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
         self.segment = Segment(
-            lookup=self.candidates, context_of=self.context, importers=self.importers, returns=self.returns
+            lookup=self.candidates,
+            context_of=self.context,
+            importers=self.importers,
+            returns=self.returns,
+            module_binders=self.module_binders,
         )
 
     def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
@@ -207,6 +212,17 @@ class CallGraph:
             found += self._stars  # (a renaming re-export, `from .x import a as b`, is not followed)
             self._importers[name] = [(self.module(p), p, e) for p, e in found]
         return self._importers[name]
+
+    def module_binders(self, alias: str) -> list[tuple[tuple[str, ...], str, Edge]]:
+        """The module-level `import m as alias` / `import alias` of the segment, with their files' modules
+        and paths: a module's attribute that is another module (`os.path`)."""
+        if alias not in self._module_binders:
+            self._module_binders[alias] = [
+                (self.module(p), p, e)
+                for p, e in self._reader.edges(names=[""], kinds=[EdgeKind.IMPORT], aliases=[alias])
+                if not e.caller and not e.name
+            ]
+        return self._module_binders[alias]
 
     def _calling_contexts(self, calls: Sequence[tuple[str, Edge]]) -> dict[str, FileContext]:
         """Contexts enough to resolve these calls, per calling file: a common name (`append`, `execute`) is
@@ -341,7 +357,13 @@ class CallGraph:
 
     def size(self) -> int:
         """How much it keeps: names, files and worked-out answers."""
-        return len(self._candidates) + len(self._contexts) + len(self._returns) + len(self.segment.memo)
+        return (
+            len(self._candidates)
+            + len(self._contexts)
+            + len(self._returns)
+            + len(self._module_binders)
+            + len(self.segment.memo)
+        )
 
 
 # --------------------------------------------------------------------------------------------- requests

@@ -147,6 +147,9 @@ class Segment:
     context_of: ContextOf | None = None
     importers: Importers | None = None
     returns: Returns | None = None
+    # the module-level `import m as name` / `import name` of the segment binding a name (a module's
+    # attribute that is another module: `os.path` of `import posixpath as path` in os.py)
+    module_binders: Importers | None = None
     # what was worked out once for this segment (re-exports, bases): the answers do not depend on the call
     memo: dict[tuple[object, ...], Any] = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -295,6 +298,7 @@ def _in_module(
             scored.append((best, c))
     if not scored:
         passed = _reexported((*spec, *chain[:-1]), exact, partial, chain[-1], segment, kinds, depth)
+        passed = passed or _through_module_attribute(spec, exact, partial, chain, segment, kinds, depth)
         if passed:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(passed)))
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
@@ -335,6 +339,33 @@ def _reexported(
         if resolved is not None:
             found.extend(resolved.targets)
     return found
+
+
+def _through_module_attribute(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    chain: list[str],
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+    depth: int,
+) -> list[Candidate]:
+    """``chain`` read through a module's attribute that is another module: ``os.path.join`` where os.py
+    binds ``path`` by ``import posixpath as path`` (and ``import ntpath as path`` in another branch: both
+    kept, as either may run), followed into each module such an import of a file of the segment names."""
+    if segment.module_binders is None or depth >= MAX_REEXPORT_DEPTH or len(chain) < 2:
+        return []
+    found: list[Candidate] = []
+    for split in range(len(chain) - 1):
+        module, alias, rest = (*spec, *chain[:split]), chain[split], chain[split + 1 :]
+        for binder_module, path, imp in segment.module_binders(alias):
+            if imp.caller or imp.name or not _module_score(binder_module, module, exact, partial):
+                continue  # an import inside a function binds nothing of the module
+            ctx = segment.context_of(path) if segment.context_of is not None else None
+            if ctx is None:
+                continue
+            found.extend(_from_module(imp, rest, ctx, segment, kinds, depth + 1).targets)
+    return list(dict.fromkeys(found))
 
 
 def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate | None:
@@ -726,6 +757,13 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     found, by_place = _callables(segment, edge.name)
     by_import = _through_import(parts, ctx, segment)
     if by_import is not None:
+        if len(parts) < 2 and not by_import.targets and ctx.path.endswith(_PYTHON_SUFFIXES):
+            # `try: from _statistics import f` / `except ImportError: pass` over the module's own `def f`:
+            # the import reaches nothing in the segment, the module's definition is the one that runs
+            # where it fails
+            own = [c for c in by_place.get(("", edge.name), ()) if c.module == ctx.module]
+            if own:
+                return Resolved(resolution=Resolution.EXACT, targets=tuple(own))
         if by_import.targets or len(parts) < 2:
             return by_import
         # `mod.Class.method(self)`: a method the imported class inherits

@@ -334,6 +334,7 @@ def _nodes(
         list,
         ast.Load,
     )
+    def_t, async_def_t = ast.FunctionDef, ast.AsyncFunctionDef
     while stack:
         node = pop()
         kind = type(node)
@@ -355,11 +356,19 @@ def _nodes(
                     push(value)
             elif type(func) is not name_t:
                 push(func)
+            if modules:
+                for arg in node.args:  # `map(os.path.normcase, names)`: a module's function passed
+                    if type(arg) is attribute_t and _module_function(arg, modules, methods):
+                        add_value(arg)
             extend(node.args)
             extend(node.keywords)
             continue
         if kind in wanted:
             add(node)
+            if modules and (kind is def_t or kind is async_def_t):
+                for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function
+                    if type(decorator) is attribute_t and _module_function(decorator, modules, methods):
+                        add_value(decorator)
         elif kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
             value = node.value
             if type(value) is name_t:
@@ -399,6 +408,20 @@ def _nodes(
             elif value is not None:
                 push(value)
     return out, calls, values
+
+
+def _module_function(node: ast.Attribute, modules: frozenset[str], methods: frozenset[str]) -> bool:
+    """Whether an attribute read names a function of a module the file imports: ``os.path.normcase``,
+    ``functools.lru_cache`` (a lower-case last name, read from an imported module's name; ``mod.m`` of a
+    method name of the file is read by the walk's attribute rule already)."""
+    if not node.attr[:1].islower() or type(node.ctx) is not ast.Load:
+        return False
+    value = node.value
+    if type(value) is ast.Name and node.attr in methods:
+        return False
+    while type(value) is ast.Attribute:
+        value = value.value
+    return type(value) is ast.Name and value.id in modules
 
 
 def _children_getter(kind: type) -> str | Callable[[Any], tuple[Any, ...]]:
@@ -846,10 +869,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             column = max(0, (node.end_col_offset or 0) - len(name))
             if type(value) is name_t:
                 text = f"{value.id}.{name}"
-                if value.id in modules and name[:1].isupper() and not bound_in(caller, value.id):
-                    pass  # `typing.Optional`: resolved through the import
+                if value.id in modules and not bound_in(caller, value.id):
+                    pass  # `typing.Optional`, `functools.lru_cache`: resolved through the import
                 elif value.id not in owners and not (receiver := receiver_type(caller, value.id)):
                     continue  # a variable of no known class
+            elif type(value) is attribute_t:  # `os.path.normcase` passed or decorating
+                text = _callee(node)
+                if "?" in text or bound_in(caller, text.split(".", 1)[0]):
+                    continue
             else:  # `Codec().encode`: typed by the call, as `Codec().encode(...)` would be
                 text = _callee(node)
                 receiver = made_by(value)
