@@ -903,12 +903,20 @@ _DEPRECATED_MARK = re.compile(r"^\s*(?:@(?:\w+\.)*deprecated\b(?![_\w])|#\[depre
 
 def _is_deprecated(chunk: Chunk, places: frozenset[str]) -> bool:
     # a module by its path, a package by its folder ("distutils/")
-    if places and (chunk.path in places or any(p.endswith("/") and chunk.path.startswith(p) for p in places)):
+    if places and (chunk.path in places or chunk.path.startswith(_folders(places))):
         return True
     if chunk.kind not in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS, ChunkKind.DECLARATION):
         return False
-    head = chunk.body[:400]
-    return bool(_DEPRECATED_DOC.search(chunk.doc[:2000]) or _DEPRECATED_MARK.search(head))
+    # both marks hold "eprecated": a substring test first (asked for every ranked chunk: ~0.8 ms a search)
+    head, doc = chunk.body[:400], chunk.doc[:2000]
+    return ("eprecated" in doc and bool(_DEPRECATED_DOC.search(doc))) or (
+        "eprecated" in head and bool(_DEPRECATED_MARK.search(head))
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _folders(places: frozenset[str]) -> tuple[str, ...]:
+    return tuple(p for p in places if p.endswith("/"))
 
 
 _RAISED = re.compile(r"^\W*(?:raised|thrown|issued|emitted)\b", re.IGNORECASE)
