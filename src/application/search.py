@@ -266,6 +266,10 @@ class SearchSegment:
             route = "hybrid"
         pool = max(request.limit * 3, 30)
         needles = literals(without_doc_roles(query), code_words=route == "pattern")
+        if route != "pattern" and describes_a_definition(query):
+            # the names a docstring quotes (`GroupingMap`, `.next()`) are what its definition works with, not
+            # text to find; a quoted value (".." segments, 'http://example.com') is
+            needles = [n for n in needles if not _NAME_LIKE.fullmatch(n.strip())]
         verbatim = (
             self._verbatim(query, pool, plan)
             if not needles and request.mode == "auto" and route in ("semantic", "hybrid")
@@ -325,7 +329,12 @@ class SearchSegment:
                 others = {k: v for k, v in results.items() if k != "structural"}
                 members = _by_relevance(members, _fuse(others, weights, focus, pool) if others else [])
             hits = _set_first(hits, members)
-        elif regex is None and code_pattern is None and not _USE_STATEMENT.match(query):
+        elif (
+            regex is None
+            and code_pattern is None
+            and not _USE_STATEMENT.match(query)
+            and not describes_a_definition(query)
+        ):
             hits = _set_first(hits, self._named_definitions(query, focus, plan))
         if request.mode in ("auto", "structural") and regex is None and code_pattern is None:
             callers = self._callers(query, pool, plan)  # at their call's line, whatever else found them
@@ -335,7 +344,9 @@ class SearchSegment:
             # a question about behaviour ("how does X decide Y"), not a description of one definition ("A
             # type checker was asked to check a type it did not have registered": the exception class)
             hits = _members_before_their_type(hits, named_identifiers(query))
-        hits = _unique(self._named_files(query, plan) + _definitions_before_their_module(hits))
+        hits = _unique(
+            self._named_files(query, plan) + _types_before_their_impls(_definitions_before_their_module(hits))
+        )
         hits = [h for h in hits if lang in (None, h.chunk.language)][: request.limit]
         hits = _at_matching_lines(hits, query)
         if len(hits) < request.limit and regex is None and code_pattern is None:
@@ -689,7 +700,7 @@ class SearchSegment:
             # a Spanish word names code by its translation: "¿cómo se comprime...?" is about `compress`
             words |= {w for t in terms for w in self._lexicon.translations.get(fold(t), ())}
             words |= {w for alts in phrases for w in alts}
-        named = named_identifiers(query)
+        named = frozenset() if describes_a_definition(query) else named_identifiers(query)
         secondary = not asks_for_secondary_files(query)  # .d.ts, generated, vendored: last unless asked for
         words |= stop_words_naming_code(query)
         # "suggested" names `SuggestionsFor` as "suggest" would
@@ -839,6 +850,7 @@ _DOC_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`[~.!]*([^`<]+?)(?:\s*<[^`>]*>)?`")
 
 
 # a statement that uses a name, not its definition: `raise FrozenInstanceError`, `throw new Error(`, `import x`
+_NAME_LIKE = re.compile(r"[\w.:]*\w[\w.:]*(?:\(\))?")  # `GroupingMap`, `Result::Ok`, `.next()`, ``instance``
 _USE_STATEMENT = re.compile(
     r"^\s*(?:raise|throw(?:\s+new)?|new|await|yield|return|import|from|panic!?)\s+[\w.$]+[\s(;]*(?:\(.*)?$"
 )
@@ -1078,6 +1090,34 @@ def _definitions_before_their_module(hits: list[Hit]) -> list[Hit]:
             continue
         out.append(hit)
         out.extend(waiting.pop(path, []))
+    return out
+
+
+_IMPL_OF = re.compile(
+    r"impl (?:\S+ for )?(\w+)$"
+)  # a Rust impl block's symbol: `impl Iterator for FlattenOk`
+
+
+def _types_before_their_impls(hits: list[Hit]) -> list[Hit]:
+    """A type found below one of its impl blocks (`impl Iterator for FlattenOk` above `FlattenOk`) moves up
+    to just before it: the block's header says what the type does, and the type is what the words describe;
+    the block stays, one step later. Structural hits (the impl blocks a question asks for) keep their order."""
+    types: dict[tuple[str, str], Hit] = {}
+    for hit in hits:
+        if hit.chunk.symbol and not hit.chunk.symbol.startswith("impl ") and hit.match_type in _WORDY_MATCHES:
+            types.setdefault((hit.chunk.path, hit.chunk.symbol), hit)
+    if not types:
+        return hits
+    out: list[Hit] = []
+    placed: set[int] = set()
+    for hit in hits:
+        if id(hit) in placed:
+            continue
+        m = _IMPL_OF.match(hit.chunk.symbol) if hit.match_type in _WORDY_MATCHES else None
+        typ = types.get((hit.chunk.path, m.group(1))) if m else None
+        for h in (typ, hit) if typ is not None and id(typ) not in placed else (hit,):
+            placed.add(id(h))
+            out.append(h)
     return out
 
 

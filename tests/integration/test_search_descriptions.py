@@ -115,3 +115,77 @@ def test_a_statement_using_a_name_finds_the_statement_not_the_definition(engine)
     }
     assert "raise EndOfStream" in hits[0]["preview"]
     assert engine.search("class EndOfStream", limit=5).to_dict()["data"]["hits"][0]["symbol"] == "EndOfStream"
+
+
+GROUPING = """
+class GroupingMap:
+    def __init__(self, source):
+        self.source = source
+
+    def max_by(self, compare):
+        result = {}
+        for key, value in self.source:
+            best = result.get(key)
+            if best is None or compare(value, best) > 0:
+                result[key] = value
+        return result
+
+    def count(self):
+        return sum(1 for _ in self.source)
+"""
+
+ZIP = """
+pub struct ZipPairs<I: Iterator, J: Iterator> {
+    left: Fuse<I>,
+    right: Fuse<J>,
+}
+
+impl<I, J> Clone for ZipPairs<I, J>
+where
+    I: Iterator + Clone,
+    J: Iterator + Clone,
+{
+    fn clone(&self) -> Self {
+        ZipPairs { left: self.left.clone(), right: self.right.clone() }
+    }
+}
+
+impl<I, J> Iterator for ZipPairs<I, J>
+where
+    I: Iterator,
+    J: Iterator,
+{
+    type Item = (Option<I::Item>, Option<J::Item>);
+}
+
+impl<I, J> DoubleEndedIterator for ZipPairs<I, J>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    J: DoubleEndedIterator + ExactSizeIterator,
+{
+}
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_description_naming_other_code_describes_something_else(index_files) -> None:
+    # a docstring names what its definition works with: `GroupingMap` is the context, not the answer
+    engine = index_files({"pkg/grouping.py": GROUPING}, fillers=("pkg/a.py", "pkg/b.py"))
+    found = symbols(
+        engine, "Groups elements from the `GroupingMap` source by key and finds the maximum of each group."
+    )
+    assert found[0] == "GroupingMap.max_by", found
+
+
+@pytest.mark.timeout(60)
+def test_a_rust_type_ranks_before_the_impl_blocks_of_it_that_match(index_files) -> None:
+    # `impl Iterator for ZipPairs` says "iterator" in its header (as qualname and signature) more than the
+    # struct does: the struct is what the words describe, its blocks follow
+    others = {f"src/util_{i}.rs": f"pub fn value_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n" for i in range(6)}
+    engine = index_files({"src/zip_pairs.rs": ZIP, **others})
+    found = symbols(
+        engine, "An iterator that walks two iterators side by side until both iterators are done."
+    )
+    assert "ZipPairs" in found, found
+    impls = [i for i, s in enumerate(found) if s.startswith("impl ")]
+    assert impls and found.index("ZipPairs") < impls[0], found
