@@ -494,6 +494,15 @@ def _chosen_in_numpy(
     return chosen
 
 
+def _by_rowid(ids: Any, scores: Any) -> tuple[Any, Any]:
+    """A phrase's postings (rowids, scores) as arrays in rowid order."""
+    import numpy as np
+
+    ids, scores = np.asarray(ids, dtype=np.int64), np.asarray(scores, dtype=np.float64)
+    order = np.argsort(ids, kind="stable")
+    return ids[order], scores[order]
+
+
 class SqliteIndex(IndexWriter, IndexReader):
     """The index file. Opening it never writes unless it is new or must be rebuilt, and it is thrown away
     only when SQLite says it is damaged (then set aside as `index.db.corrupt`) or it holds another
@@ -511,6 +520,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         self._edge_indexes_deferred = False  # dropped by this run on an empty table (finish_run makes them)
         self._trigrams_from: int | None = None  # the first chunk rowid of this batch not yet in chunks_tri
         self._df_cache: dict[str, int] = {}  # FTS expression -> matching chunks, until the data changes
+        self._rare_cache: dict[str, bool] = {}  # FTS phrase -> in few rows (see _rare), likewise
         self._postings_cache: dict[str, tuple[Any, Any]] = {}  # FTS clause -> (rowids, scores), likewise
         self._postings_size = 0
         self._stored: tuple[frozenset[str], tuple[int, int]] | None = None  # stored words, FTS5 totals
@@ -837,6 +847,7 @@ class SqliteIndex(IndexWriter, IndexReader):
         tells of other connections' commits)."""
         self._generation += 1
         self._df_cache.clear()
+        self._rare_cache.clear()
         self._postings_cache.clear()
         self._postings_size = 0
         self._stored = None
@@ -1233,6 +1244,9 @@ class SqliteIndex(IndexWriter, IndexReader):
             rare = [c for c in clauses if 0 < frequency[c] <= common]
             clauses = rare or [c for c in clauses if frequency[c]] or clauses
         if require_all or len(clauses) == 1:
+            stored = self._ranked_stored(clauses, phrases, limit)
+            if stored is not None:
+                return stored
             return self._ranked((" AND " if require_all else " OR ").join(clauses), limit)
         # Any word, in tiers that each rank a far smaller set than "any word anywhere" (ranking costs ~1 us
         # per matching chunk, and a common word matches thousands), then, if that leaves room, any chunk
@@ -1286,14 +1300,71 @@ class SqliteIndex(IndexWriter, IndexReader):
         chosen = (_chosen_in_python if small else _chosen_in_numpy)(first, every, limit)
         if not chosen:
             return []
+        rows = self._chunk_rows([rowid for rowid, _ in chosen])
+        return [ScoredChunk(chunk=_chunk(rows[rowid]), score=s) for rowid, s in chosen if rowid in rows]
+
+    def _rare(self, phrase: str) -> bool:
+        """Whether an FTS5 phrase matches at most stored_postings.MIN_CHUNKS rows (counted no further)."""
+        self._fresh_caches()
+        if phrase not in self._rare_cache:
+            sql = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
+            rows = self._conn.execute(sql, (phrase, stored_postings.MIN_CHUNKS + 1)).fetchone()[0]
+            self._rare_cache[phrase] = rows <= stored_postings.MIN_CHUNKS
+        return self._rare_cache[phrase]
+
+    def _chunk_rows(self, rowids: Sequence[int]) -> dict[int, Any]:
         rows: dict[int, Any] = {}
-        for start in range(0, len(chosen), 500):  # under SQLite's limit of bound parameters
-            batch = [rowid for rowid, _ in chosen[start : start + 500]]
+        for start in range(0, len(rowids), 500):  # under SQLite's limit of bound parameters
+            batch = rowids[start : start + 500]
             sql = (
                 f"SELECT {_CHUNK_COLS}, c.rowid FROM chunks c WHERE c.rowid IN ({','.join('?' * len(batch))})"
             )
             rows.update((r[-1], r) for r in self._conn.execute(sql, batch))
-        return [ScoredChunk(chunk=_chunk(rows[rowid]), score=s) for rowid, s in chosen if rowid in rows]
+        return rows
+
+    def _ranked_stored(
+        self, clauses: Sequence[str], phrases: dict[str, list[str]], limit: int
+    ) -> list[ScoredChunk] | None:
+        """What `_ranked` answers for every clause (or the one clause), computed from the phrases' postings when
+        each phrase is one stored word; None otherwise. FTS5 first counts each phrase's rows for its idf, ~1 us
+        a row (stdlib: `"subclasses" AND ("exception" OR "error") AND "json"`, 7 rows, 3.7 ms), where a stored
+        word is read in ~0.1 ms, and the any-word query that follows reads the same postings. The score is
+        FTS5's bm25: a sum over the expression's phrases in their order, from 0.0, so the same bits (a phrase a
+        row lacks adds 0.0); ties in rowid order, as FTS5's sorter leaves them (the tests compare both)."""
+        every = [p for c in clauses for p in phrases[c]]
+        stored = self._stored_words()
+        if not stored:
+            return None
+        for phrase, words in zip(every, self._words_of(every), strict=True):
+            # any other phrase is ranked by FTS5 alone, when it is rare: in more rows, counting them for the
+            # idf in the expression costs less than ranking them all
+            if not (len(words) == 1 and words[0] in stored) and not self._rare(phrase):
+                return None
+        import numpy as np
+
+        postings = {p: _by_rowid(*self._phrase_postings(p)) for p in dict.fromkeys(every)}
+        keep: Any = None
+        for clause in clauses:  # the rows holding a phrase of every clause
+            ids = np.concatenate([postings[p][0] for p in phrases[clause]])
+            ids.sort()
+            ids = ids[np.concatenate(([True], ids[1:] != ids[:-1]))] if len(ids) else ids
+            keep = ids if keep is None else keep[np.isin(keep, ids, assume_unique=True)]
+        if keep is None or not len(keep):
+            return []
+        total = np.zeros(len(keep))
+        for phrase in every:
+            ids, scores = postings[phrase]
+            if not len(ids):
+                continue
+            at = np.minimum(np.searchsorted(ids, keep), len(ids) - 1)
+            held = ids[at] == keep
+            total[held] += scores[at[held]]
+        order = np.lexsort((keep, -total))[:limit]
+        chosen = [(int(i), float(s)) for i, s in zip(keep[order], total[order], strict=True)]
+        rows = self._chunk_rows([rowid for rowid, _ in chosen])
+        if len(rows) < len(chosen):  # a chunk FTS5 holds and the table does not: as the join would skip it
+            return None
+        return [ScoredChunk(chunk=_chunk(rows[rowid]), score=s) for rowid, s in chosen]
 
     def _weighted_postings(self, clause: str, phrases: Sequence[str], weight: float) -> tuple[Any, Any]:
         """A clause's postings with its phrases after the first counting `weight` of their bm25 (the first
