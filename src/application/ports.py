@@ -231,9 +231,11 @@ class IndexReader(Protocol):
         by path and position."""
         ...
 
-    def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
+    def call_names(
+        self, paths: Sequence[str], names: Sequence[str], callers: Sequence[str] = ()
+    ) -> list[tuple[str, str, str]]:
         """(path, caller, name) of each call in `paths` to a name in `names`, in no set order: what search
-        asks of every question, so no Edge is built."""
+        asks of every question, so no Edge is built. `callers`: the calls of other callers may be left out."""
         ...
 
     def name_uses(self, names: Sequence[str]) -> dict[str, int]:

@@ -751,7 +751,8 @@ class SearchSegment:
         if not names or not at:
             return hits
         best = [0.0] * len(hits)
-        for path, caller, name in self._reader.call_names(sorted({h.chunk.path for h in hits}), names):
+        paths, callers = sorted({h.chunk.path for h in hits}), sorted({c for _, c in at})  # others link none
+        for path, caller, name in self._reader.call_names(paths, names, callers):
             a = at.get((path, caller))
             if a is None:
                 continue

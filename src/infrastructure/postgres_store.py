@@ -1326,7 +1326,9 @@ class PostgresIndex(IndexWriter, IndexReader):
         return [(r[0], edge_from_row(r[1:])) for r in rows]
 
     @_guard
-    def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
+    def call_names(
+        self, paths: Sequence[str], names: Sequence[str], callers: Sequence[str] = ()
+    ) -> list[tuple[str, str, str]]:
         if not paths or not names:
             return []
         where, params = _edge_filter(paths, names, (EdgeKind.CALL.value,))

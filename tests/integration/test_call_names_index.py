@@ -110,3 +110,16 @@ def test_a_first_run_makes_the_edges_look_up_indexes_at_its_end_and_a_stopped_on
         [*by_name, ("m0.py", 32)]
     )
     index.close()
+
+
+def test_call_names_of_some_callers_leave_the_other_callers_calls_out(tmp_path: Path) -> None:
+    index = SqliteIndex(tmp_path / "index.db")
+    index.apply([update(p, t) for p, t in FILES.items()], [], [])
+    index.finish_run("now")
+    paths, names = ["m1.py", "m2.py"], ["helper_1", "other_2", "other_3"]
+    every = sorted(index.call_names(paths, names))
+    callers = ["f1_1", "f2_4", "absent"]
+    assert sorted(index.call_names(paths, names, callers)) == [c for c in every if c[1] in callers]
+    assert len(every) > len(index.call_names(paths, names, callers)) > 0
+    assert sorted(index.call_names(paths, names, [])) == every  # none given: every caller's
+    index.close()

@@ -172,7 +172,9 @@ class FakeIndex:
         out.sort(key=lambda s: (-s.score, s.chunk.id))
         return out[:limit]
 
-    def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
+    def call_names(
+        self, paths: Sequence[str], names: Sequence[str], callers: Sequence[str] = ()
+    ) -> list[tuple[str, str, str]]:
         return []  # no call graph: no hit lifts another
 
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:

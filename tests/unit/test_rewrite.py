@@ -306,7 +306,9 @@ class FakeReader:
                 found.append(ScoredChunk(chunk=c, score=float(matched)))
         return sorted(found, key=lambda s: -s.score)[:limit]
 
-    def call_names(self, paths: Sequence[str], names: Sequence[str]) -> list[tuple[str, str, str]]:
+    def call_names(
+        self, paths: Sequence[str], names: Sequence[str], callers: Sequence[str] = ()
+    ) -> list[tuple[str, str, str]]:
         return []  # no call graph: no hit lifts another
 
     def substring_candidates(self, needles: Sequence[str], *, limit: int) -> list[Chunk]:
