@@ -189,3 +189,33 @@ def test_a_rust_type_ranks_before_the_impl_blocks_of_it_that_match(index_files) 
     assert "ZipPairs" in found, found
     impls = [i for i, s in enumerate(found) if s.startswith("impl ")]
     assert impls and found.index("ZipPairs") < impls[0], found
+
+
+REDIRECTS = """
+export interface RedirectLocation {
+  url: string;
+  locationUrl: string;
+  redirectResponse: Response;
+  points: number;
+}
+
+export function nextUrl(response: Response): string {
+  const location = response.headers.get("location");
+  return new URL(location, response.url).toString();
+}
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_sentence_opening_with_what_code_does_describes_a_function_before_a_type(index_files) -> None:
+    # the interface holds more of the words; "Returns ..." says a function does it
+    others = {
+        f"src/util{i}.ts": f"export function value{i}(x: number): number {{\n  return x + {i};\n}}\n"
+        for i in range(6)
+    }
+    engine = index_files({"src/redirects.ts": REDIRECTS, **others})
+    assert symbols(engine, "Returns the location URL that a redirect response points to.")[:2] == [
+        "nextUrl",
+        "RedirectLocation",
+    ]
+    assert symbols(engine, "A location URL that a redirect response points to.")[0] == "RedirectLocation"

@@ -14,6 +14,7 @@ from trifecta.application.search import (
     _with_owner_evidence,
     asks_a_question,
     describes_a_definition,
+    describes_an_action,
     stop_words_naming_code,
     without_doc_roles,
 )
@@ -176,6 +177,21 @@ def test_a_docstring_sentence_describes_one_definition() -> None:
     assert describes_a_definition("A strategy for generating email addresses as unicode strings")
     assert not describes_a_definition("This Session's transaction has been rolled back")
     assert not describes_a_definition("Events subclasses that define the ORM's listener hooks")
+
+
+def test_a_description_opening_with_a_verb_describes_an_action() -> None:
+    assert describes_an_action("Returns the URL for the redirect to follow.")
+    assert describes_an_action("reports whether the pointer is nil.")  # Go, its leading name dropped
+    assert describes_an_action("Handles incrementally decoding bytes into text.")
+    for query in (
+        "A strategy for generating email addresses.",
+        "Raised when a stream was closed.",
+        "Represents a struct field access.",
+        "is an index operation on a slice.",
+        "how does it return the URL.",  # a question
+        "`ChunkLazy` is the storage for a lazy chunking operation.",
+    ):
+        assert not describes_an_action(query), query
 
 
 def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
