@@ -13,6 +13,7 @@ from trifecta.application.search import (
     _with_file_evidence,
     _with_owner_evidence,
     asks_a_question,
+    described_kinds,
     describes_a_definition,
     describes_an_action,
     stop_words_naming_code,
@@ -192,6 +193,21 @@ def test_a_description_opening_with_a_verb_describes_an_action() -> None:
         "`ChunkLazy` is the storage for a lazy chunking operation.",
     ):
         assert not describes_an_action(query), query
+
+
+def test_what_a_description_says_lowers_the_kinds_it_seldom_describes() -> None:
+    from trifecta.application.search import ACTION_TYPE_MULTIPLIER, THING_CALLABLE_MULTIPLIER
+
+    types, callables = {ChunkKind.CLASS, ChunkKind.DECLARATION}, {ChunkKind.FUNCTION, ChunkKind.METHOD}
+    assert described_kinds("Returns the URL for the redirect to follow.") == (types, ACTION_TYPE_MULTIPLIER)
+    assert described_kinds("A wrapper that adds a prefix to a node.") == (
+        callables,
+        THING_CALLABLE_MULTIPLIER,
+    )
+    assert described_kinds("is a comma-separated list of nodes.") == (callables, THING_CALLABLE_MULTIPLIER)
+    assert described_kinds("The raw bytes of the URL scheme.") == (set(), 1.0)  # either
+    assert described_kinds("what is a wrapper that adds a prefix") == (set(), 1.0)  # a question
+    assert 0 < ACTION_TYPE_MULTIPLIER < 1 and 0 < THING_CALLABLE_MULTIPLIER < 1
 
 
 def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
