@@ -19,6 +19,7 @@ import functools
 import gc
 import inspect
 import os
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -546,7 +547,17 @@ def open_engine(path: str | os.PathLike[str] = ".", **options: Any) -> Engine:
     wrong = problem("open", _OPEN, (path,), {})
     if wrong:
         raise wrong
+    one_blas_thread()
     return Engine(bootstrap(str(path), options))
+
+
+def one_blas_thread() -> None:
+    """One OpenBLAS thread for the numpy a search imports (stored postings), unless numpy is loaded already or
+    the user chose a number, as the CLI does: its import starts a thread per core, and each spins for a while
+    (sqlalchemy, library use: the first question 85 -> 47 ms of CPU, the next two 18 -> 9 and 32 -> 11 ms),
+    for matrix products no search makes (embeddings are searched with an einsum, which BLAS does not run)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 _OPEN = inspect.signature(open_engine)
