@@ -1099,6 +1099,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             made == 4
             and stored_postings.state(c) == stored_postings.READY
             and c.execute("SELECT 1 FROM meta WHERE key='postings_stamp'").fetchone() is not None
+            and stored_postings.current_rule(c)
             and not self._fts_to_merge(c)
         )
 

@@ -10,6 +10,7 @@ Tables (made when first needed, so an older index reads as "none stored" and get
                                                     (file_id // FILES_PER_BLOCK): packed (rowid, freq, length)
     meta 'postings' = READY, 'postings_chunks'      complete for every stored word / chunks when chosen
     meta 'postings_stamp'                           the chunks they were written for (see stamp)
+    meta 'postings_rule'                            which words were chosen (RULE; none: rule 1)
 
 What is stored does not depend on the rest of the segment: the score is computed when read, from the
 segment's row count and average length (FTS5's own totals) and the word's chunk count, with FTS5's formula
@@ -29,15 +30,22 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ..domain.terms import STOP_WORDS
+
 # A word in fewer chunks is ranked by FTS5 when searched: 0.1-0.2 ms below 200 chunks, 0.2-0.5 ms from 200 to
 # 500, where a stored one is read and scored in ~0.1 ms. Each stored chunk costs ~1.5 us of index time and 16
 # bytes (sqlalchemy: 687 words, 1.2M chunks, 20 MB, 2.2 s at 500; 271, 15 MB, 1.4 s at 1500). From 500 down to
 # 200: sqlalchemy 704 -> 1,301 words, +190k chunks, +5 MB, build 1.7 -> 1.9 s of CPU; first-pass search CPU
 # p50 15.1 -> 13.5 ms over its 16 questions (stdlib's 27: unchanged), the same hits and scores.
 MIN_CHUNKS = 200
-# A word in more than this share of the chunks is left out of any-word searches (sqlite_store.search_terms),
-# so storing it would cost index time for nothing.
+# A word in more than this share of the chunks is left out of any-word searches (sqlite_store.search_terms);
 MAX_SHARE = 0.25
+# an all-words search still asks for it, and FTS5 then counts every chunk it is in ("error": 15k of the stdlib's
+# 61k chunks, 3-4 ms a query): such a word is stored up to this share, if a question can ask for it (no stop
+# word, two characters or more). sqlalchemy: +9 words, +107k postings, its build 1.8 -> 1.95 s of CPU; the
+# stdlib +2 (assert, error), +39k, 2.0 -> 2.1 s.
+MAX_ALL_WORDS_SHARE = 0.5
+RULE = "2"  # which words are stored: an index whose words were chosen by another rule chooses them again
 # A segment with fewer chunks stores no word: FTS5 ranks any word it would store (at most MAX_SHARE of them, 3,000)
 # in ~3 ms, and building them there costs more than it saves (ts-rxjs, 2.5k chunks: +124 ms per full index,
 # most of it importing numpy). First-pass search CPU per question over 3 fresh processes, stored postings or
@@ -219,8 +227,14 @@ def drop(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE meta SET value = 'stale' WHERE key = 'postings'")
 
 
+def current_rule(conn: sqlite3.Connection) -> bool:
+    """Whether the stored words were chosen by this version's RULE (an index made before it: rule 1)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'postings_rule'").fetchone()
+    return (row[0] if row else "1") == RULE
+
+
 def needs_build(conn: sqlite3.Connection, n_chunks: int) -> bool:
-    if not usable(conn):
+    if not usable(conn) or not current_rule(conn):
         return True
     row = conn.execute("SELECT value FROM meta WHERE key = 'postings_chunks'").fetchone()
     chosen = int(row[0]) if row else 0
@@ -255,8 +269,16 @@ def build(
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_vrow USING fts5vocab(main, {table}, row)"
         )
-        sql = f"SELECT term FROM temp.{table}_vrow WHERE doc >= ? AND doc <= ?"
-        found = [r[0] for r in conn.execute(sql, (MIN_CHUNKS, int(MAX_SHARE * n_chunks)))]
+        sql = f"SELECT term, doc FROM temp.{table}_vrow WHERE doc >= ? AND doc <= ?"
+        common = int(MAX_SHARE * n_chunks)
+        stop = {w for words in tokenizer.phrases(sorted(STOP_WORDS)) for w in words}
+        found = [
+            term
+            for term, doc in conn.execute(
+                sql, (MIN_CHUNKS, int(max(MAX_SHARE, MAX_ALL_WORDS_SHARE) * n_chunks))
+            )
+            if doc <= common or (len(term) >= 2 and term not in stop)
+        ]
         asked = _spellings(found, tokenizer)
         terms = [t for t in found if t in asked]
     stored: list[str] = []
@@ -306,6 +328,7 @@ def build(
     conn.executemany("INSERT INTO posting_terms(term) VALUES (?)", [(t,) for t in stored])
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings', ?)", (READY,))
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings_chunks', ?)", (str(n_chunks),))
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('postings_rule', ?)", (RULE,))
     _stamped(conn)
 
 

@@ -107,3 +107,44 @@ def test_an_all_words_search_over_stored_postings_does_not_import_numpy_ma(tmp_p
     ).stdout.split()
     assert int(out[0]) > 0 and out[1] == "True"  # numpy summed the stored postings
     assert out[2] == "False"
+
+
+def test_a_word_in_more_than_a_quarter_of_the_chunks_is_stored_for_all_words_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the real shares: "py" is in every chunk (over half), "pkg" too; "return" is in every chunk and a stop word
+    monkeypatch.setattr(stored_postings, "MAX_SHARE", 0.25)
+    monkeypatch.setattr(stored_postings, "MAX_ALL_WORDS_SHARE", 1.0)
+    index = indexed(tmp_path / "index.db", corpus())
+    n_chunks = index._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    stored = index._stored_words()
+    assert "py" in stored  # in every chunk: over a quarter
+    assert "return" not in stored  # a stop word: no question asks for it
+    over = [
+        w
+        for w in stored
+        if index._conn.execute(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{w}"',)
+        ).fetchone()[0]
+        > n_chunks / 4
+    ]
+    assert over
+    index.close()
+
+
+def test_an_index_whose_words_an_older_rule_chose_chooses_them_again_on_its_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stored_postings, "MAX_SHARE", 0.25)
+    monkeypatch.setattr(stored_postings, "MAX_ALL_WORDS_SHARE", 1.0)
+    db = tmp_path / "index.db"
+    index = indexed(db, corpus())
+    assert index.has_completed_run() and "py" in index._stored_words()
+    with index._transaction() as c:  # as the version before the rule left it: no word over a quarter
+        c.execute("DELETE FROM meta WHERE key = 'postings_rule'")
+        c.execute("DELETE FROM posting_terms WHERE term = 'py'")
+        c.execute("DELETE FROM posting_blocks WHERE term = 'py'")
+    assert not index.has_completed_run()  # so the next run ends as a full one does, no file changed
+    index.finish_run("later")
+    assert index.has_completed_run() and "py" in index._stored_words()
+    index.close()
