@@ -15,6 +15,7 @@ from trifecta.application.search import (
     asks_a_question,
     described_kinds,
     describes_a_definition,
+    describes_a_predicate,
     describes_an_action,
     stop_words_naming_code,
     without_doc_roles,
@@ -208,6 +209,25 @@ def test_what_a_description_says_lowers_the_kinds_it_seldom_describes() -> None:
     assert described_kinds("The raw bytes of the URL scheme.") == (set(), 1.0)  # either
     assert described_kinds("what is a wrapper that adds a prefix") == (set(), 1.0)  # a question
     assert 0 < ACTION_TYPE_MULTIPLIER < 1 and 0 < THING_CALLABLE_MULTIPLIER < 1
+
+
+def test_a_predicates_description_and_name() -> None:
+    from trifecta.application.search import _PREDICATE_NAME
+
+    for query in (
+        "Returns `True` for 5xx status codes, `False` otherwise.",
+        "Check if the instance is valid under the current `schema`.",
+        "reports whether the pointer is nil.",
+        "Determines whether a value is a `Blob`.",
+        "Returns true if the map contains no elements.",
+    ):
+        assert describes_a_predicate(query), query
+    assert not describes_a_predicate("Returns the URL for the redirect.")
+    assert not describes_a_predicate("how does it check if the instance is valid")  # a question
+    for name in ("is_valid", "isEmpty", "IsNil", "has_key", "can_cast", "_isValidUTF8", "EqualFunc"):
+        assert _PREDICATE_NAME.match(name), name
+    for name in ("issue", "hash", "canvas", "island", "Isolate", "validate"):
+        assert not _PREDICATE_NAME.match(name), name
 
 
 def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
