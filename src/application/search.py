@@ -750,6 +750,7 @@ class SearchSegment:
             hits = self._with_call_evidence(hits)
         elif _RAISED.match(query):
             # an exception's docstring ("Raised when a stream was closed."): exception classes first, in their order
+            hits = hits + self._exception_owners(hits)
             top = max((h.score for h in hits), default=0.0)
             hits = [
                 attrs.evolve(h, score=h.score + top) if _looks_like_exception(h.chunk) and h.score > 0 else h
@@ -757,6 +758,24 @@ class SearchSegment:
             ]
         hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line))
         return hits[:limit]
+
+    def _exception_owners(self, hits: list[Hit]) -> list[Hit]:
+        """The exception classes whose members were found but not themselves (`DeadlineExceeded.__init__`
+        holds the words of "Raised when an input takes too long to run", its class header none), each at its
+        best member's score: what "Raised when..." describes is the class."""
+        found = {(h.chunk.path, h.chunk.symbol) for h in hits}
+        best: dict[tuple[str, str], float] = {}
+        for h in hits:
+            owner = h.chunk.symbol.rpartition(".")[0]
+            if h.chunk.kind is ChunkKind.METHOD and owner and (h.chunk.path, owner) not in found:
+                best[h.chunk.path, owner] = max(best.get((h.chunk.path, owner), 0.0), h.score)
+        owners: list[Hit] = []
+        for path in sorted({p for p, _ in best}):
+            for chunk in self._reader.iter_chunks([path]):
+                score = best.get((path, chunk.symbol))
+                if score is not None and _looks_like_exception(chunk):
+                    owners.append(Hit(chunk=chunk, score=score, match_type="lexical"))
+        return owners
 
     def _with_call_evidence(self, hits: list[Hit]) -> list[Hit]:
         """Each hit's score plus CALL_EVIDENCE times the best score of a hit it calls or that calls it (a call

@@ -219,3 +219,52 @@ def test_a_sentence_opening_with_what_code_does_describes_a_function_before_a_ty
         "RedirectLocation",
     ]
     assert symbols(engine, "A location URL that a redirect response points to.")[0] == "RedirectLocation"
+
+
+ERRORS = """
+class BudgetError(Exception):
+    pass
+
+
+class Overrun(BudgetError):
+    def __init__(self, runtime, deadline):
+        super().__init__(f"Test took {runtime}ms, which exceeds the deadline of {deadline}ms")
+        self.runtime = runtime
+        self.deadline = deadline
+"""
+
+RUNNER = """
+def run_with_deadline(test, deadline):
+    started = now()
+    result = test()
+    runtime = now() - started
+    if runtime > deadline:
+        raise Overrun(runtime, deadline)
+    return result
+"""
+
+
+@pytest.mark.timeout(60)
+def test_raised_when_brings_the_exception_class_whose_member_holds_the_words(tmp_path) -> None:
+    # in a large segment the class header (no word of the sentence) is not among the hits, its __init__ is
+    from trifecta.application.ports import FileUpdate
+    from trifecta.application.search import SearchSegment
+    from trifecta.domain.code import FileState, Hit
+    from trifecta.infrastructure.code_parser import parse_item
+    from trifecta.infrastructure.sqlite_store import SqliteIndex
+
+    index = SqliteIndex(tmp_path / "index.db")
+    updates = []
+    for path, text in {"pkg/errors.py": ERRORS, "pkg/runner.py": RUNNER}.items():
+        _, parsed = parse_item((path, text))
+        state = FileState(path=path, size=len(text), mtime_ns=0, sha256=path)
+        updates.append(FileUpdate(state=state, parsed=parsed, n_lines=text.count("\n")))
+    index.apply(updates, [], [])
+    index.finish_run("now")
+    chunks = {c.symbol: c for c in index.iter_chunks()}
+    member = Hit(chunk=chunks["Overrun.__init__"], score=7.0, match_type="lexical")
+    other = Hit(chunk=chunks["run_with_deadline"], score=9.0, match_type="lexical")
+    owners = SearchSegment(reader=index)._exception_owners([member, other])
+    assert [(h.chunk.symbol, h.score) for h in owners] == [("Overrun", 7.0)]
+    assert SearchSegment(reader=index)._exception_owners([other]) == []  # no member, no owner
+    index.close()
