@@ -370,8 +370,10 @@ def _chunk(row: Sequence[object]) -> Chunk:
     )
 
 
+@functools.lru_cache(maxsize=8192)
 def _json_tuple(text: object) -> tuple[Any, ...]:
-    """A stored JSON list as a tuple; most are empty (a callers answer decodes thousands of symbols)."""
+    """A stored JSON list as a tuple; most are empty (a callers answer decodes thousands of symbols), and many
+    repeat (`["Exception"]`): decoded once (a structural set of 300 classes: 1.0 -> 0.6 ms)."""
     return () if text == "[]" else tuple(json.loads(str(text)))
 
 
