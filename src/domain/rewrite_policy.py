@@ -30,6 +30,7 @@ Decisions where the document is silent:
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -114,8 +115,10 @@ def should_rewrite(query: str) -> bool:
     return stop_count / len(tokens) > 0.4
 
 
+@functools.lru_cache(maxsize=16384)
 def is_test_file(path: str) -> bool:
-    """True when ``path`` looks like a test, a test helper or a test fixture."""
+    """True when ``path`` looks like a test, a test helper or a test fixture (asked several times for every
+    ranked hit of a search: remembered per path)."""
     parts = [part for part in path.replace("\\", "/").split("/") if part]
     if not parts:
         return False

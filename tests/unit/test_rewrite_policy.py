@@ -283,3 +283,10 @@ def test_fewer_than_three_words_are_never_rewritten(parts: list[str], separator:
 )
 def test_a_code_token_anywhere_prevents_a_rewrite(before: list[str], after: list[str], code: str) -> None:
     assert should_rewrite(" ".join([*before, code, *after])) is False
+
+
+def test_is_test_file_remembers_each_path() -> None:
+    assert is_test_file("pkg/tests/test_cache_probe.py") and not is_test_file("pkg/cache_probe.py")
+    hits = is_test_file.cache_info().hits
+    assert is_test_file("pkg/tests/test_cache_probe.py") and not is_test_file("pkg/cache_probe.py")
+    assert is_test_file.cache_info().hits == hits + 2  # asked for every ranked hit: answered from memory
