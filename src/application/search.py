@@ -803,7 +803,7 @@ class SearchSegment:
                     best[a] = max(best[a], hits[b].score)
                     best[b] = max(best[b], hits[a].score)
         return [
-            attrs.evolve(hit, score=hit.score + CALL_EVIDENCE * link) if link else hit
+            hit.rescored(hit.score + CALL_EVIDENCE * link) if link else hit
             for hit, link in zip(hits, best, strict=True)
         ]
 
@@ -1054,7 +1054,7 @@ def _with_owner_evidence(hits: list[Hit], focus: Focus = Focus.ALL) -> list[Hit]
         gain = by_symbol.get((hit.chunk.path, owner), 0.0) if owner else 0.0
         if gain and focus is not Focus.TESTS and is_test_file(hit.chunk.path):
             gain = 0.0
-        out.append(attrs.evolve(hit, score=hit.score + OWNER_EVIDENCE * gain) if gain else hit)
+        out.append(hit.rescored(hit.score + OWNER_EVIDENCE * gain) if gain else hit)
     return out
 
 
@@ -1075,7 +1075,7 @@ def _with_file_evidence(hits: list[Hit]) -> list[Hit]:
         first, second = best[hit.chunk.path]
         return second if hit.score == first else first
 
-    return [attrs.evolve(hit, score=hit.score + FILE_EVIDENCE * other(hit)) for hit in hits]
+    return [hit.rescored(hit.score + FILE_EVIDENCE * other(hit)) for hit in hits]
 
 
 @functools.lru_cache(maxsize=16384)
