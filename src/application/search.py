@@ -955,6 +955,11 @@ def describes_a_predicate(query: str) -> bool:
 
 _TYPE_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.DECLARATION})
 _CALLABLE_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
+# "A higher-order function that...", "A helper to...", "An internal method which...": a callable says so
+_A_CALLABLE = re.compile(
+    r"(?:an?|the)\s+(?:[\w-]+\s+){0,2}(?:function|method|helper|callback|decorator|hook|coroutine)s?\b",
+    re.IGNORECASE,
+)
 _DESCRIBES_A_THING = re.compile(r"(?:an?|is|represents)\s", re.IGNORECASE)
 # how a docstring of a type opens: "A ...", "Represents ...", "Raised when ..." (an exception), "Base class ..."
 _NOT_AN_ACTION = frozenset(
@@ -965,7 +970,7 @@ _NOT_AN_ACTION = frozenset(
 def described_kinds(query: str) -> tuple[frozenset[ChunkKind], float]:
     """The chunk kinds a docstring's sentence seldom describes, and their multiplier: types for "Returns the
     URL..." (what a definition does), functions and methods for "A wrapper that..." (what one is)."""
-    if describes_an_action(query):
+    if describes_an_action(query) or _A_CALLABLE.match(query) and describes_a_definition(query):
         return _TYPE_KINDS, ACTION_TYPE_MULTIPLIER
     if _DESCRIBES_A_THING.match(query) and describes_a_definition(query):
         return _CALLABLE_KINDS, THING_CALLABLE_MULTIPLIER
