@@ -206,6 +206,12 @@ def test_what_a_description_says_lowers_the_kinds_it_seldom_describes() -> None:
         THING_CALLABLE_MULTIPLIER,
     )
     assert described_kinds("is a comma-separated list of nodes.") == (callables, THING_CALLABLE_MULTIPLIER)
+    # a callable that says it is one
+    assert described_kinds("A higher-order function that checks an action.") == (
+        types,
+        ACTION_TYPE_MULTIPLIER,
+    )
+    assert described_kinds("An internal helper to merge two maps.") == (types, ACTION_TYPE_MULTIPLIER)
     assert described_kinds("The raw bytes of the URL scheme.") == (set(), 1.0)  # either
     assert described_kinds("what is a wrapper that adds a prefix") == (set(), 1.0)  # a question
     assert 0 < ACTION_TYPE_MULTIPLIER < 1 and 0 < THING_CALLABLE_MULTIPLIER < 1
