@@ -892,8 +892,8 @@ _GRAMMAR_WORDS = frozenset(
 _DOC_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`[~.!]*([^`<]+?)(?:\s*<[^`>]*>)?`")
 
 
-# a statement that uses a name, not its definition: `raise FrozenInstanceError`, `throw new Error(`, `import x`
 _NAME_LIKE = re.compile(r"[\w.:]*\w[\w.:]*(?:\(\))?")  # `GroupingMap`, `Result::Ok`, `.next()`, ``instance``
+# a statement that uses a name, not its definition: `raise FrozenInstanceError`, `throw new Error(`, `import x`
 _USE_STATEMENT = re.compile(
     r"^\s*(?:raise|throw(?:\s+new)?|new|await|yield|return|import|from|panic!?)\s+[\w.$]+[\s(;]*(?:\(.*)?$"
 )
@@ -1186,9 +1186,8 @@ def _definitions_before_their_module(hits: list[Hit]) -> list[Hit]:
     return out
 
 
-_IMPL_OF = re.compile(
-    r"impl (?:\S+ for )?(\w+)$"
-)  # a Rust impl block's symbol: `impl Iterator for FlattenOk`
+# a Rust impl block's symbol: `impl Iterator for FlattenOk`, `impl GroupingMap`
+_IMPL_OF = re.compile(r"impl (?:\S+ for )?(\w+)$")
 
 
 def _types_before_their_impls(hits: list[Hit]) -> list[Hit]:
