@@ -1316,12 +1316,12 @@ class SqliteIndex(IndexWriter, IndexReader):
         return [ScoredChunk(chunk=_chunk(rows[rowid]), score=s) for rowid, s in chosen if rowid in rows]
 
     def _rare(self, phrase: str) -> bool:
-        """Whether an FTS5 phrase matches at most stored_postings.MIN_CHUNKS rows (counted no further)."""
+        """Whether an FTS5 phrase matches at most RARE_PHRASE_ROWS rows (counted no further)."""
         self._fresh_caches()
         if phrase not in self._rare_cache:
             sql = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
-            rows = self._conn.execute(sql, (phrase, stored_postings.MIN_CHUNKS + 1)).fetchone()[0]
-            self._rare_cache[phrase] = rows <= stored_postings.MIN_CHUNKS
+            rows = self._conn.execute(sql, (phrase, RARE_PHRASE_ROWS + 1)).fetchone()[0]
+            self._rare_cache[phrase] = rows <= RARE_PHRASE_ROWS
         return self._rare_cache[phrase]
 
     def _chunk_rows(self, rowids: Sequence[int]) -> dict[int, Any]:
@@ -1348,8 +1348,8 @@ class SqliteIndex(IndexWriter, IndexReader):
         if not stored:
             return None
         for phrase, words in zip(every, self._words_of(every), strict=True):
-            # any other phrase is ranked by FTS5 alone, when it is rare: in more rows, counting them for the
-            # idf in the expression costs less than ranking them all
+            # any other phrase is ranked by FTS5 alone when it is rare enough: in more rows, counting them for
+            # the idf in the expression costs less than ranking them all
             if not (len(words) == 1 and words[0] in stored) and not self._rare(phrase):
                 return None
         import numpy as np

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_stored_postings import corpus, indexed
 
-from trifecta.infrastructure import stored_postings
+from trifecta.infrastructure import sqlite_store, stored_postings
 from trifecta.infrastructure.sqlite_store import SqliteIndex
 
 # groups of alternatives, as search_terms gets them: stored words, alternatives, a phrase repeated in two
@@ -33,6 +33,7 @@ def small_segment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stored_postings, "MIN_CHUNKS", 5)
     monkeypatch.setattr(stored_postings, "MIN_SEGMENT_CHUNKS", 0)
     monkeypatch.setattr(stored_postings, "MAX_SHARE", 1.0)
+    monkeypatch.setattr(sqlite_store, "RARE_PHRASE_ROWS", 5)
 
 
 def ranked(index: SqliteIndex, groups: list[list[str]], require_all: bool) -> list[tuple[str, float]]:
@@ -70,7 +71,7 @@ def test_a_common_word_that_is_not_stored_is_ranked_by_fts5(
 ) -> None:
     index = indexed(tmp_path / "index.db", corpus())
     stored = index._stored_words()
-    # "py" is in every path: stored here; as a word in more rows than MIN_CHUNKS that is not stored, FTS5 ranks
+    # "py" is in every path: stored here; as a word in more rows than RARE_PHRASE_ROWS not stored, FTS5 ranks
     monkeypatch.setattr(SqliteIndex, "_stored_words", lambda self: stored - {"py"})
     groups = [["alpha"], ["py"]]
     index._forget()
