@@ -82,6 +82,10 @@ EDGES_VERSION = "9"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
+# an all-words query computes a phrase that is not a stored word from its own FTS5 ranking up to this many rows
+# (its postings then serve the any-word query too; "meta data" in sqlalchemy, 1,849 rows): 200 -> 2,000 took
+# sqlalchemy's 15 first-pass questions 162 -> 151 ms of CPU (the stdlib's 27: 217 -> 215); 5,000: 160
+RARE_PHRASE_ROWS = 2000
 MAX_BOUND = 30_000  # bound parameters in one statement (SQLite's limit: 32,766)
 MAX_CACHED_POSTINGS = 2_000_000  # chunk ids a reader keeps of the words it searched (16 bytes each)
 # A run ends by merging FTS5's index into one segment when it has this many or more (each batch commits one;
