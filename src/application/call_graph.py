@@ -82,6 +82,7 @@ SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
 _STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
+_ITEM_SUFFIX = re.compile(r"\[\d+\]$")  # `f()[0]`: a receiver typed by an item of what `f` returns
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
 
@@ -190,7 +191,9 @@ class CallGraph:
             self._returns[name] = {}
         for start in range(0, len(todo), 500):
             for path, edge in self._reader.edges(names=todo[start : start + 500], kinds=[EdgeKind.RETURN]):
-                # what a function hands its callback argument i as parameter j: "#i.j Type"
+                # what a function hands its callback argument i as parameter j: "#i.j Type"; the class of
+                # item i of the tuple it returns: "#[i] Type"; a class's attribute, field, a module's
+                # variable or class alias: "#attr", "#field", "#var", "#alias"
                 text = f"#{edge.alias} {edge.text}" if edge.alias else edge.text
                 self._returns[edge.name].setdefault((path, edge.caller), []).append(text)
 
@@ -302,11 +305,12 @@ class CallGraph:
         calling = self._calling_contexts(calls)
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
             # hands a callback (`f((x) => x.m())`)
-            t.split("()#", 1)[0].removesuffix("()").rsplit(".", 1)[-1]
+            # `x.f()[0]`: an item of what `f` returns
+            _ITEM_SUFFIX.sub("", t.split("()#", 1)[0]).removesuffix("()").rsplit(".", 1)[-1]
             for _, e in calls
             if "()" in e.alias
             for t in e.alias.split("|")
-            if t.endswith("()") or "()#" in t
+            if t.endswith(("()", "]")) or "()#" in t
         )
         found = []
         family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []

@@ -15,6 +15,9 @@ A call resolves in this order, and the first rule that finds a definition decide
    ``from ._base import Future``; ``from .futures import *``) passes it on: the import is followed, up to
    ``MAX_REEXPORT_DEPTH`` modules. An absolute dotted module (``a.b``) must end the definition's module path
    (``src/a/b.py``); a path (Go's ``example.com/m/util``) may share only its last folders.
+   A module-level variable of the module passes on its class's members (``from ctypes import cdll;
+   cdll.LoadLibrary()`` with ``cdll = LibraryLoader(CDLL)`` in ctypes), and a module-level name for a class
+   is that class (``class Task(futures._PyFuture)`` with ``_PyFuture = Future``; in the file itself too).
 2. ``exact``, the enclosing class: ``self.m()``, ``this.m()``, ``cls.m()``, ``metacls.m()``, ``super().m()`` and
    ``super.m()`` (TypeScript, JavaScript, Java) in a method of ``C`` reach ``C.m``, or the first base (depth first) that defines ``m``. A base is the
    class its name reaches in the file that declares it (through that file's imports, else its own module,
@@ -23,11 +26,14 @@ A call resolves in this order, and the first rule that finds a definition decide
 3. ``exact``, the receiver's type where the parser knew it (an annotated parameter, ``Optional[C]``,
    ``x = C()``, ``self.x = C()``, a module-level or enclosing function's variable; ``A|B`` for several):
    ``x.m()`` reaches ``C.m`` or a base's. A type ``f()`` (``x = self.make()``, ``x = y.load()`` written
-   ``Y.load()`` once y's class is known, ``make().m()``) is what the definitions the call resolves to
+   ``Y.load()`` once y's class is known, ``make().m()``; ``x = a or b()`` and ``x = a if c else b()`` keep
+   either side's; ``p, u = f()`` types ``p`` as ``f()[0]``, the first item of the tuple ``f`` returns or its
+   annotation names) is what the definitions the call resolves to
    (``exact``/``import`` only) return: their RETURN edges (an annotation, ``return C(...)``,
    ``return self``/``cls(...)``, or another call, followed up to ``MAX_RETURN_DEPTH``), each read as the
    returning file reads it. A class named as the receiver (``Base.m(self)``, ``mod.Klass.m()``) reaches
-   its member or a base's.
+   its member or a base's. ``self.response_class()`` with ``response_class = HTTPResponse`` in the class
+   body (or a base's) makes an ``HTTPResponse``, unless a method also assigns ``self.response_class``.
 4. ``exact``, module-level names: a bare ``f()`` reaches a function or class of the same module (a Go
    package is one module), or a function nested in the enclosing one; ``import``: a bare name a star import
    of the file provides (``from .x import *``).
@@ -170,6 +176,7 @@ LOCAL = "(local)"  # a bare call's receiver when the calling scope binds the nam
 # `x: Foo`, `register("store", _StoreAction)`)
 _REFERENCED = _FUNCTIONS | {SymbolKind.CLASS, SymbolKind.STRUCT}
 _SUBSCRIPT = re.compile(r"\[.*$")
+_ITEM = re.compile(r"(.*\(\))\[(\d+)\]")  # `f()[0]`: the first item of what `f()` returns (`p, u = f()`)
 CONSTRUCTORS = ("constructor", "__init__")  # what `new C(...)` / `C(...)` runs: TypeScript's, Python's
 _SUPER = frozenset(
     {"super()", "super"}
@@ -299,6 +306,7 @@ def _in_module(
     if not scored:
         passed = _reexported((*spec, *chain[:-1]), exact, partial, chain[-1], segment, kinds, depth)
         passed = passed or _through_module_attribute(spec, exact, partial, chain, segment, kinds, depth)
+        passed = passed or _through_module_variable(spec, exact, partial, chain, segment, kinds, depth)
         if passed:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(dict.fromkeys(passed)))
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
@@ -366,6 +374,89 @@ def _through_module_attribute(
                 continue
             found.extend(_from_module(imp, rest, ctx, segment, kinds, depth + 1).targets)
     return list(dict.fromkeys(found))
+
+
+def _through_module_variable(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    chain: list[str],
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+    depth: int,
+) -> list[Candidate]:
+    """``chain`` read through a module-level variable of the module: a member of the class it holds an
+    instance of (``cdll.LoadLibrary`` where ctypes binds ``cdll = LibraryLoader(CDLL)``: its RETURN edge,
+    alias "var"), or the class it is another name for (``futures._PyFuture`` where futures binds
+    ``_PyFuture = Future``: alias "alias"), as the module's own file reads the class."""
+    if segment.returns is None or segment.context_of is None or depth >= MAX_REEXPORT_DEPTH:
+        return []
+    key = ("variable", spec, exact, partial, tuple(chain), kinds)
+    if key in segment.memo:
+        return segment.memo[key]
+    found: list[Candidate] = []
+    segment.memo[key] = found  # a cycle of aliases (`A = B` here, `B = A` there) finds nothing more
+    for member in ("", chain[-1]) if len(chain) > 1 else ("",):  # `futures._PyFuture`, `cdll.load`
+        variable = chain[-2] if member else chain[-1]
+        module = (*spec, *chain[: -2 if member else -1])
+        scored: list[tuple[int, FileContext, list[str]]] = []
+        for (path, qualname), texts in segment.returns(variable).items():
+            held = [t for t in texts if t.startswith("#alias " if not member else ("#var ", "#alias "))]
+            where = segment.context_of(path) if held and qualname == variable else None
+            if where is not None and (score := _module_score(where.module, module, exact, partial)):
+                scored.append((score, where, held))
+        top = max((score for score, _, _ in scored), default=0)
+        by_place = _callables(segment, member)[1] if member else {}
+        for score, where, held in scored:
+            if score < top:
+                continue
+            for text in held:
+                for cls in _value_classes(text.partition(" ")[2], "", where, segment):
+                    if not member:
+                        found.extend([cls] if cls.kind in kinds else [])
+                    else:
+                        found.extend(h for h in _member(cls, member, segment, by_place) if h.kind in kinds)
+    found[:] = list(dict.fromkeys(found))
+    return found
+
+
+def _value_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes a recorded type names, as ``ctx``'s file reads it: a class as written, what a call
+    returns (``f()``), an item of it (``f()[0]``)."""
+    item = _ITEM.fullmatch(text)
+    if item is not None:
+        return _returned_classes(item.group(1), caller, ctx, segment, item=int(item.group(2)))
+    if text.endswith("()"):
+        return _returned_classes(text, caller, ctx, segment)
+    return _classes_named(text, ctx, segment)
+
+
+def _class_attribute_values(
+    cls: Candidate, name: str, segment: Segment, kinds: frozenset[SymbolKind] = _CONTAINERS
+) -> list[Candidate]:
+    """The classes a class attribute holds (``response_class = HTTPResponse`` in the body of ``cls`` or the
+    first of its bases that assigns ``name``: its RETURN edge, alias "attr"), as that class's file reads
+    them: ``self.response_class(...)`` makes one."""
+    if segment.returns is None or segment.context_of is None:
+        return []
+    key = ("attribute", cls.path, cls.qualname, name)
+    if key in segment.memo:
+        return segment.memo[key]
+    found: list[Candidate] = []
+    segment.memo[key] = found
+    typed = segment.returns(name)
+    for current in _class_and_bases(cls, segment):
+        texts = typed.get((current.path, f"{current.qualname}.{name}"), ())
+        values = [t.removeprefix("#attr ") for t in texts if t.startswith("#attr ")]
+        if not values:
+            continue
+        where = segment.context_of(current.path)
+        if where is not None and not any("?" in v for v in values):  # "?": a value of no known class,
+            # or a method's `self.name = ...` that may replace it
+            found.extend(c for v in values for c in _classes_named(v, where, segment) if c.kind in kinds)
+        break  # the first class that assigns it decides, as an attribute look-up would
+    found[:] = list(dict.fromkeys(found))
+    return found
 
 
 def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate | None:
@@ -558,11 +649,37 @@ def _classes_named(
     ]
     if local:
         return local
+    aliased = _module_aliases(parts[0], ctx, segment)
+    if aliased:
+        return aliased
     starred = _through_stars(parts[0], ctx, segment, _CONTAINERS)
     if starred or not anywhere:
         return starred
     top = [c for c in classes if c.qualname == parts[0]]
     return top if len(top) == 1 else []
+
+
+def _module_aliases(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes a module-level name of the file is another name for (``Base = _Base``: its RETURN edge,
+    alias "alias")."""
+    if segment.returns is None:
+        return []
+    texts = segment.returns(name).get((ctx.path, name), ())
+    if not any(t.startswith("#alias ") for t in texts):
+        return []
+    key = ("aliases", ctx.path, name)
+    if key in segment.memo:
+        return segment.memo[key]
+    found: list[Candidate] = []
+    segment.memo[key] = found  # `A = B; B = A`: nothing more
+    found.extend(
+        c
+        for t in texts
+        if t.startswith("#alias ") and t != f"#alias {name}"
+        for c in _classes_named(t.removeprefix("#alias "), ctx, segment)
+    )
+    found[:] = list(dict.fromkeys(found))
+    return found
 
 
 def _through_stars(
@@ -578,13 +695,14 @@ def _through_stars(
 
 
 def _returned_classes(
-    text: str, caller: str, ctx: FileContext, segment: Segment, depth: int = 0
+    text: str, caller: str, ctx: FileContext, segment: Segment, depth: int = 0, item: int | None = None
 ) -> list[Candidate]:
     """The classes a call's value has (a receiver typed ``f()``, ``self.make()``): the call resolved
     (``exact`` or ``import`` only) in the caller's scope, then what each definition it reaches returns, as
     its own file reads the returned class (a return of another call, ``g()``, is followed up to
-    ``MAX_RETURN_DEPTH``)."""
-    key = ("returned", ctx.path, caller, text, depth)
+    ``MAX_RETURN_DEPTH``). ``item``: the classes of that item of the tuple it returns (``p, u = f()``:
+    its RETURN edges of alias ``[i]``; a return of another call passes that call's item on)."""
+    key = ("returned", ctx.path, caller, text, depth, item)
     if key in segment.memo:
         return segment.memo[key]
     out: list[Candidate] = []
@@ -594,7 +712,9 @@ def _returned_classes(
         return out
     name = callee.rsplit(".", 1)[-1]
     returns = segment.returns(name)
-    if not returns and not any(c.kind in _CONTAINERS for c in _callables(segment, name)[0]):
+    if not returns and (
+        item is not None or not any(c.kind in _CONTAINERS for c in _callables(segment, name)[0])
+    ):
         # nothing of that name returns a known class (most calls: `strip()`, `get()`), nor is a class
         # (`_HTMLDoc()`: a class name the parser could not tell from a function's)
         return out
@@ -613,13 +733,23 @@ def _returned_classes(
         inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
         resolved = resolve_call(inner, ctx, segment)
         called = list(resolved.targets) if resolved.resolution in _SURE else []
+    wanted = f"#[{item}] "
     for target in called:
         if target.kind in _CONTAINERS:
-            out.append(target)
+            if item is None:
+                out.append(target)
             continue
         for returned in returns.get((target.path, target.qualname), ()):
             where = segment.context_of(target.path)
-            if where is None or returned.startswith("#"):  # what it hands a callback, not what it returns
+            if where is None:
+                continue
+            if item is not None:
+                if returned.startswith(wanted):  # `return parser, target`: the item's classes
+                    out.extend(_value_classes(returned.removeprefix(wanted), target.qualname, where, segment))
+                elif returned.endswith("()") and not returned.startswith("#"):  # `return getparser()`
+                    out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1, item))
+                continue
+            if returned.startswith("#"):  # what it hands a callback, an item: not what it returns
                 continue
             if returned.endswith("()"):
                 out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))
@@ -684,11 +814,7 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
                 dict.fromkeys(
                     c
                     for text in texts
-                    for c in (
-                        _returned_classes(text, key[1], where, segment)  # as the class's code reads it
-                        if text.endswith("()")
-                        else _classes_named(text, where, segment)
-                    )
+                    for c in _value_classes(text, key[1], where, segment)  # as the class's code reads it
                 )
             )
     return []
@@ -709,8 +835,8 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
                 for c in _field_classes(t, field, segment)
             )
         )
-    if type_text.endswith("()"):
-        return _returned_classes(type_text, edge.caller, ctx, segment)
+    if type_text.endswith(("()", "]")):
+        return _value_classes(type_text, edge.caller, ctx, segment)
     head, _, field = type_text.partition(".")
     if head in ctx.self_names and field:  # `screen = self.screen`: a field a base class types
         owner = enclosing_class(edge.caller, ctx, segment.lookup)
@@ -785,6 +911,11 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             hits = _member(owner, edge.name, segment, by_place, skip_own=parts[0] in _SUPER)
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(hits))
+            if parts[0] not in _SUPER and ctx.path.endswith(_PYTHON_SUFFIXES):
+                # `self.response_class(...)` with `response_class = HTTPResponse` in the class body
+                held = _class_attribute_values(owner, edge.name, segment)
+                if held:
+                    return Resolved(resolution=Resolution.EXACT, targets=tuple(held))
     if len(parts) == 3 and parts[0] in ctx.self_names and not edge.alias:
         # `this.source.subscribe()`: a field the class inherits, typed where a base declares it
         owner = enclosing_class(edge.caller, ctx, lookup)

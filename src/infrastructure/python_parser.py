@@ -280,6 +280,8 @@ _CHILDREN: dict[
     type, str | Callable[[Any], tuple[Any, ...]]
 ] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
+MAX_ITEMS = 4  # `return a, b`: the tuple items a function's return records (their classes), by position
+MAX_MODULE_ALTERNATIVES = 6  # the classes kept for a module-level variable or class alias
 MIN_AGREEING_SCOPES = 3  # an untyped parameter takes its name's type when this many functions agree on it
 _SELF_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
@@ -455,6 +457,36 @@ def _annotation_types(node: ast.expr | None) -> list[str]:
     return [name] if name and name != "None" else []
 
 
+def _alternatives(value: ast.expr) -> list[ast.expr]:
+    """The values an expression may take that the walk types: each side of `a or b()`, `a if c else b()`
+    (nested ones too); the calls, names and attributes among them."""
+    out: list[ast.expr] = []
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is ast.BoolOp:
+            todo.extend(reversed(node.values))  # type: ignore[attr-defined]
+        elif kind is ast.IfExp:
+            todo.extend((node.orelse, node.body))  # type: ignore[attr-defined]
+        elif kind is ast.Call or kind is ast.Name or kind is ast.Attribute:
+            out.append(node)
+    return out
+
+
+def _tuple_items(annotation: ast.expr | None) -> list[list[str]]:
+    """The classes of each item a `tuple[A, B]` / `Tuple[A, B]` annotation names; none for others."""
+    if type(annotation) is not ast.Subscript or _type_name(annotation.value).rsplit(".", 1)[-1] not in (
+        "tuple",
+        "Tuple",
+    ):
+        return []
+    inner = annotation.slice
+    if type(inner) is not ast.Tuple or any(type(e) is ast.Constant and e.value is ... for e in inner.elts):
+        return []  # `tuple[int, ...]`: no item has its own class
+    return [[t for t in _annotation_types(e) if _is_class_name(t)] for e in inner.elts[:MAX_ITEMS]]
+
+
 def _is_class_name(name: str) -> bool:
     """A constructor call or a return type worth recording: its last part is capitalized (PEP 8's class
     names; a lower-case callee is recorded as a call whose return type is looked up when asked)."""
@@ -495,7 +527,11 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     as a value rather than called (`callback=self.on_done`, `handlers = [parse_a, parse_b]`,
     `__copy__ = copy`, `map(mul, ...)`), in a scope that does not bind that name itself. A return
     (``EdgeKind.RETURN``) is a function's returned class as written: its annotation, else what a `return`
-    builds (`return Foo(...)`; `return self`, `return cls(...)`, `return type(self)(...)` name the class).
+    builds (`return Foo(...)`; `return self`, `return cls(...)`, `return type(self)(...)` name the class),
+    either side of `a or b()` / `a if c else b()`, and each item of `return a, b` / `-> tuple[A, B]` (alias
+    `[i]`: `p, u = f()` types `p` as `f()[0]`). A module-level variable's class (alias `var`: `cdll =
+    LibraryLoader(CDLL)`) and a module-level name for a class (alias `alias`: `_PyFuture = Future`) are
+    RETURN edges of the variable, for the modules that import it.
     """
     last = tree.body[-1].end_lineno or 0 if tree.body else 0
     owner = [""] * (max(n_lines, last) + 2)  # by line: the innermost definition around it
@@ -535,6 +571,11 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     class_aliases: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> the classes assigned to it
     returned_calls: dict[str, list[str]] = {}  # function -> the names it returns a call of (`return cls()`)
     untyped_params: set[tuple[str, str]] = set()  # (function, parameter) with no annotation
+    # function -> item -> the classes its `return a, b` gives that item (`f()[0]` of `x, y = f()`)
+    item_returns: dict[str, dict[int, list[str]]] = {}
+    item_names: dict[str, list[tuple[int, str]]] = {}  # function -> (item, local variable) it returns
+    class_attributes: set[str] = set()  # `Class.name` its body assigns
+    self_fields: set[str] = set()  # `Class.name` its methods assign through `self.name = ...`
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -565,8 +606,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return text
         return f"{text}()"
 
-    def returned(node: ast.Return, where: str) -> str:
-        value = node.value
+    def returned(value: ast.expr, where: str) -> str:
         if type(value) is name_t:
             if value.id == "self":
                 return class_of(where)
@@ -584,6 +624,62 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if type(func) is attribute_t and func.attr == "__class__":
             return class_of(where)
         return made_by(value)
+
+    def returned_items(value: ast.Tuple, where: str) -> None:
+        """`return parser, target`: each item's class, by position (a local's known after the walk)."""
+        items = item_returns.setdefault(where, {})
+        for i, item in enumerate(value.elts[:MAX_ITEMS]):
+            kind = type(item)
+            if kind is ast.Starred:
+                break  # the items after `*rest` have no known position
+            if kind is name_t and item.id != "self":  # type: ignore[attr-defined]
+                item_names.setdefault(where, []).append((i, item.id))  # type: ignore[attr-defined]
+                continue
+            if kind is name_t:
+                name = class_of(where)
+            elif kind is call_t:
+                func = item.func  # type: ignore[attr-defined]
+                cls = type(func) is name_t and func.id == "cls"
+                name = class_of(where) if cls else made_by(item)  # type: ignore[arg-type]
+            else:
+                continue
+            if name:
+                known = items.setdefault(i, [])
+                if name not in known:
+                    known.append(name)
+
+    def assign(targets: list[ast.expr], value: ast.expr, where: str) -> None:
+        """What an assignment of a call, a name or an attribute tells of its targets' types."""
+        made = ""
+        for target in targets:  # `a = self.a = Foo()`: each target
+            if type(target) is name_t:
+                key = (where, target.id)
+            elif type(target) is attribute_t and type(target.value) is name_t:
+                key = (class_of(where), f"{target.value.id}.{target.attr}")
+            elif (type(target) is ast.Tuple or type(target) is ast.List) and type(value) is call_t:
+                made = made or made_by(value)  # `p, u = getparser()`: each name, the item the call gives
+                if made.endswith("()"):
+                    for i, item in enumerate(target.elts[:MAX_ITEMS]):
+                        if type(item) is ast.Starred:
+                            break
+                        if type(item) is name_t:
+                            typed((where, item.id), f"{made}[{i}]")
+                continue
+            else:
+                continue
+            if type(value) is name_t:  # `self.x = x`: x's type, known once the walk is done
+                copies.append((key, (where, value.id)))
+                if type(target) is name_t and (value.id in class_shorts or _is_class_name(value.id)):
+                    known = class_aliases.setdefault(key, [])  # `cls = _WildcardSelector`
+                    if value.id not in known:
+                        known.append(value.id)
+            elif type(value) is attribute_t:  # `x = self.store`: the field's type
+                if type(value.value) is name_t and value.value.id in _SELF_NAMES:
+                    copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
+            elif made or (made := made_by(value)):  # type: ignore[arg-type]
+                typed(key, made)
+                if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
+                    typed((where, f"self.{target.id}"), made)  # class body: `self.implementation`
 
     def bind(node: Any, where: str) -> None:
         """The names a target binds (`a, (b, c) = ...`); a loop, not a recursion: a nested function that
@@ -613,9 +709,28 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             for target in node.targets:
                 if type(target) is name_t:  # most targets
                     assigned.add((where, target.id))
+                elif type(target) is attribute_t:
+                    if (
+                        type(target.value) is name_t
+                        and target.value.id in _SELF_NAMES
+                        and where not in classes
+                    ):
+                        self_fields.add(
+                            f"{class_of(where)}.{target.attr}"
+                        )  # `self.resultclass = resultclass`
                 else:
                     bind(target, where)
-            if type(value) not in (call_t, name_t, attribute_t):
+            value_kind = type(value)
+            if value_kind is not call_t and value_kind is not name_t and value_kind is not attribute_t:
+                if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `x = a or b()`: either side's
+                    for alternative in _alternatives(value):
+                        assign(node.targets, alternative, where)
+                elif value_kind is ast.Tuple:  # `a, b = Foo(), Bar()`: item by item
+                    for target in node.targets:
+                        if type(target) is ast.Tuple and len(target.elts) == len(value.elts):
+                            for item_target, item in zip(target.elts, value.elts, strict=True):
+                                if type(item) is call_t or type(item) is name_t:
+                                    assign([item_target], item, where)
                 continue
             target = node.targets[0]
             if (
@@ -634,27 +749,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 # `encode = codecs.ascii_encode` in a class body: no base's method is reached by that name
                 name = target.id
                 edges.append((RETURN, f"{where}.{name}", 0, 0, name, _callee(value), "attr"))
-            made = ""
-            for target in node.targets:  # `a = self.a = Foo()`: each target
-                if type(target) is name_t:
-                    key = (where, target.id)
-                elif type(target) is attribute_t and type(target.value) is name_t:
-                    key = (class_of(where), f"{target.value.id}.{target.attr}")
-                else:
-                    continue
-                if type(value) is name_t:  # `self.x = x`: x's type, known once the walk is done
-                    copies.append((key, (where, value.id)))
-                    if type(target) is name_t and (value.id in class_shorts or _is_class_name(value.id)):
-                        known = class_aliases.setdefault(key, [])  # `cls = _WildcardSelector`
-                        if value.id not in known:
-                            known.append(value.id)
-                elif type(value) is attribute_t:  # `x = self.store`: the field's type
-                    if type(value.value) is name_t and value.value.id in _SELF_NAMES:
-                        copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
-                elif made or (made := made_by(value)):
-                    typed(key, made)
-                    if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
-                        typed((where, f"self.{target.id}"), made)  # class body: `self.implementation`
+                class_attributes.add(f"{where}.{name}")
+            assign(node.targets, value, where)
         elif kind is ann_t:
             if type(node.target) is name_t:
                 where = owner[node.lineno]
@@ -673,10 +769,20 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     typed(key, name)
         elif kind is return_t:
             where = owner[node.lineno]
-            if node.value is not None and where and (name := returned(node, where)):
-                known = returns.setdefault(where, [])
-                if name not in known:
-                    known.append(name)
+            value = node.value
+            if value is None or not where:
+                continue
+            value_kind = type(value)
+            if value_kind is ast.Tuple:
+                returned_items(value, where)
+                continue
+            for alternative in (
+                _alternatives(value) if value_kind is ast.BoolOp or value_kind is ast.IfExp else (value,)
+            ):  # `return self._x or self._make()`: either side's
+                if name := returned(alternative, where):
+                    known = returns.setdefault(where, [])
+                    if name not in known:
+                        known.append(name)
         elif kind is def_t or kind is async_def_t:
             if node.args.defaults or node.args.kw_defaults:  # read where the `def` runs: the scope around
                 where = owner[node.lineno].rpartition(".")[0]
@@ -691,6 +797,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     if _is_class_name(t)
                 ]
                 returns[where] = [*annotated, *(t for t in returns.get(where, ()) if t not in annotated)]
+                for i, item in enumerate(_tuple_items(node.returns)):  # `-> tuple[Parser, Target]`
+                    if item:
+                        known = item_returns.setdefault(where, {}).setdefault(i, [])
+                        known[:0] = [t for t in item if t not in known]
         elif kind is ast.For or kind is ast.AsyncFor:
             bind(node.target, owner[node.lineno])
         elif kind is ast.comprehension or kind is ast.NamedExpr:
@@ -737,6 +847,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     for function, names in returned_names.items():  # `return context`: the local's types
         known = returns.setdefault(function, [])
         for name in names:
+            known.extend(t for t in types.get((function, name), ()) if t not in known)
+    for function, pairs in item_names.items():  # `return parser, target`: the locals' types
+        for i, name in pairs:
+            known = item_returns.setdefault(function, {}).setdefault(i, [])
             known.extend(t for t in types.get((function, name), ()) if t not in known)
     for key in sorted(declared_global):  # what a function assigns to a name it declares global: the module's
         if key[0] and key in assigned:
@@ -804,6 +918,15 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return "" if bound_in(where, head) else text
         return "|".join(f"{t}.{rest}()" for t in known)
 
+    def made_concrete(text: str, where: str) -> str:
+        """``concrete`` for a call's value (``x.make()``) or one of its items (``x.make()[0]``)."""
+        if text.endswith("()"):
+            return concrete(text, where)
+        if text.endswith("]") and "()[" in text:
+            call, _, item = text.rpartition("[")
+            return "|".join(f"{t}[{item}" for t in concrete(call, where).split("|") if t)
+        return text
+
     receivers: dict[tuple[str, str], str] = {}  # (caller, variable) -> receiver_type: a scope asks often
 
     def receiver_type(caller: str, variable: str) -> str:
@@ -814,7 +937,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return known
         text = variable_type(caller, variable)
         if "()" in text:
-            made = (concrete(t, caller) if t.endswith("()") else t for t in text.split("|"))
+            made = (made_concrete(t, caller) for t in text.split("|"))
             text = "|".join(dict.fromkeys(t for t in made if t))
         receivers[key] = text
         return text
@@ -890,16 +1013,41 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if receiver not in _SELF_NAMES or not field or scope not in classes:
             continue
         for name in names[:3]:
-            text = concrete(name, scope) if name.endswith("()") else name
+            text = made_concrete(name, scope)
             if text and (text.endswith("()") or text.split(".", 1)[0] not in _SELF_NAMES):
                 edges.append((RETURN, f"{scope}.{field}", 0, 0, field, text, "field"))
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:
-            text = concrete(name, function) if name.endswith("()") else name
+            text = made_concrete(name, function)
             if not text:
                 continue
             edges.append((RETURN, function, 0, 0, short, text, ""))
+    for function, items in item_returns.items():  # `return parser, target`: alias "[i]"
+        short = function.rsplit(".", 1)[-1]
+        for i, names in items.items():
+            for name in names[:3]:
+                text = made_concrete(name, function)
+                if text:
+                    edges.append((RETURN, function, 0, 0, short, text, f"[{i}]"))
+    for field in sorted(class_attributes & self_fields):  # `resultclass = TextTestResult` in the body and
+        # `self.resultclass = resultclass` in a method: the attribute may hold another value ("?")
+        edges.append((RETURN, field, 0, 0, field.rsplit(".", 1)[-1], "?", "attr"))
+    # a module-level variable's class (alias "var": `cdll = LibraryLoader(CDLL)`) and a module-level name
+    # for a class (alias "alias": `_PyFuture = Future`), for the modules that import it
+    top_level = {s.qualname for s in symbols if s.depth == 0}
+    for (scope, variable), names in types.items():
+        if scope or "." in variable or variable in top_level:
+            continue
+        for name in names[:MAX_MODULE_ALTERNATIVES]:
+            text = made_concrete(name, "")
+            if text:
+                edges.append((RETURN, variable, 0, 0, variable, text, "var"))
+    for (scope, variable), names in class_aliases.items():
+        if not scope and variable not in top_level:  # `DefaultSelector = EpollSelector` in one of 5 branches
+            edges.extend(
+                (RETURN, variable, 0, 0, variable, name, "alias") for name in names[:MAX_MODULE_ALTERNATIVES]
+            )
     edges.sort(key=_POSITION)
     return tuple(edges)
 
