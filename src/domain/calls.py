@@ -841,7 +841,34 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
     if head in ctx.self_names and field:  # `screen = self.screen`: a field a base class types
         owner = enclosing_class(edge.caller, ctx, segment.lookup)
         return _field_classes(owner, field, segment) if owner is not None else []
+    if not field and "." in edge.caller and ctx.path.endswith(_PYTHON_SUFFIXES):
+        nested = _class_of_enclosing_function(head, edge.caller, ctx, segment)
+        if nested:
+            return nested
     return _classes_named(type_text, ctx, segment)
+
+
+def _class_of_enclosing_function(
+    name: str, caller: str, ctx: FileContext, segment: Segment
+) -> list[Candidate]:
+    """A class defined in the calling function or a function around it (``def _start_server(): class
+    DocServer: ...``, read in a method of another class there), as Python reads a name: the innermost
+    function scope that defines it (class bodies around the caller are no scope of its names)."""
+    scopes = caller.split(".")
+    classes = [c for c in segment.lookup(name) if c.path == ctx.path and c.kind in _CONTAINERS]
+    if not classes:
+        return []
+    for end in range(len(scopes), 0, -1):
+        scope = ".".join(scopes[:end])
+        if not any(
+            c.path == ctx.path and c.qualname == scope and c.kind in _FUNCTIONS
+            for c in segment.lookup(scopes[end - 1])
+        ):
+            continue  # a class body: its names are not read from the methods inside it
+        found = [c for c in classes if c.qualname == f"{scope}.{name}"]
+        if found:
+            return found
+    return []
 
 
 def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:

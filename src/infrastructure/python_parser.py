@@ -303,6 +303,7 @@ def _nodes(
     methods: frozenset[str] = frozenset(),
     owners: frozenset[str] = _SELF_NAMES,
     modules: frozenset[str] = frozenset(),
+    namespaces: frozenset[str] = frozenset(),
 ) -> tuple[list[Any], list[ast.Call], list[Any]]:
     """The nodes of the tree the edge walk reads (depth first), sorted as it reads them: the statements and
     other nodes of the kinds in `_WANTED`, the calls, and the values read (names and attributes, ``Load``
@@ -312,8 +313,10 @@ def _nodes(
     The values are the `ast.Name`s of ``names`` (of ``functions`` only when an attribute is read from it:
     `f.__doc__`, not `log.info`), the attributes of ``methods`` read from a name (``self.m``, ``cls.m``,
     ``Klass.m``, ``tracker.m``) or a call (``Codec().m``), and the classes read from ``modules``
-    (``typing.Optional``, ``socket.SocketType``; a capitalized name, not a constant); never a call's
-    callee (`f` of `f()`, `self.m` of `self.m()`: those are the calls)."""
+    (``typing.Optional``, ``socket.SocketType``; a capitalized name, not a constant), and the functions
+    read from ``namespaces`` (imported modules, names a ``from`` import binds) that a call is passed or a
+    definition is decorated with (``map(os.path.normcase, ...)``, ``assertRaises(E, support.check, ...)``);
+    never a call's callee (`f` of `f()`, `self.m` of `self.m()`: those are the calls)."""
     out: list[Any] = []
     calls: list[ast.Call] = []
     values: list[Any] = []
@@ -358,18 +361,18 @@ def _nodes(
                     push(value)
             elif type(func) is not name_t:
                 push(func)
-            if modules:
+            if namespaces:
                 for arg in node.args:  # `map(os.path.normcase, names)`: a module's function passed
-                    if type(arg) is attribute_t and _module_function(arg, modules, methods):
+                    if type(arg) is attribute_t and _module_function(arg, namespaces, methods):
                         add_value(arg)
             extend(node.args)
             extend(node.keywords)
             continue
         if kind in wanted:
             add(node)
-            if modules and (kind is def_t or kind is async_def_t):
+            if namespaces and (kind is def_t or kind is async_def_t):
                 for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function
-                    if type(decorator) is attribute_t and _module_function(decorator, modules, methods):
+                    if type(decorator) is attribute_t and _module_function(decorator, namespaces, methods):
                         add_value(decorator)
         elif kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
             value = node.value
@@ -606,6 +609,33 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return text
         return f"{text}()"
 
+    def made_here(value: ast.Call, where: str) -> str:
+        """``made_by``, with `cls(...)`, `type(self)(...)` and `self.__class__(...)` in a method of a class
+        (not a metaclass's: its `cls` is the class it makes) naming that class."""
+        func = value.func
+        kind = type(func)
+        if (
+            (kind is name_t and func.id == "cls")  # type: ignore[attr-defined]
+            or (
+                kind is call_t
+                and type(func.func) is name_t  # type: ignore[attr-defined]
+                and func.func.id == "type"  # type: ignore[attr-defined]
+                and len(func.args) == 1  # type: ignore[attr-defined]
+                and type(func.args[0]) is name_t  # type: ignore[attr-defined]
+                and func.args[0].id in _SELF_NAMES  # type: ignore[attr-defined]
+            )
+            or (
+                kind is attribute_t
+                and func.attr == "__class__"  # type: ignore[attr-defined]
+                and type(func.value) is name_t  # type: ignore[attr-defined]
+                and func.value.id in _SELF_NAMES  # type: ignore[attr-defined]
+            )
+        ):
+            own = class_of(where)
+            if own and own not in metaclasses:
+                return own
+        return made_by(value)
+
     def returned(value: ast.expr, where: str) -> str:
         if type(value) is name_t:
             if value.id == "self":
@@ -616,7 +646,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return ""
         func = value.func
         if type(func) is name_t:
-            if func.id == "cls" and class_of(where):
+            if func.id == "cls" and class_of(where) and class_of(where) not in metaclasses:
                 return class_of(where)
             returned_calls.setdefault(where, []).append(func.id)  # `cls = _PreciseSelector; return cls()`
         if type(func) is call_t and type(func.func) is name_t and func.func.id == "type":
@@ -657,7 +687,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             elif type(target) is attribute_t and type(target.value) is name_t:
                 key = (class_of(where), f"{target.value.id}.{target.attr}")
             elif (type(target) is ast.Tuple or type(target) is ast.List) and type(value) is call_t:
-                made = made or made_by(value)  # `p, u = getparser()`: each name, the item the call gives
+                made = made or made_here(value, where)  # `p, u = getparser()`: each name, the item
                 if made.endswith("()"):
                     for i, item in enumerate(target.elts[:MAX_ITEMS]):
                         if type(item) is ast.Starred:
@@ -676,7 +706,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             elif type(value) is attribute_t:  # `x = self.store`: the field's type
                 if type(value.value) is name_t and value.value.id in _SELF_NAMES:
                     copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
-            elif made or (made := made_by(value)):  # type: ignore[arg-type]
+            elif made or (made := made_here(value, where)):  # type: ignore[arg-type]
                 typed(key, made)
                 if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
                     typed((where, f"self.{target.id}"), made)  # class body: `self.implementation`
@@ -697,10 +727,24 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
 
     node: Any
     class_shorts = {q.rsplit(".", 1)[-1] for q in classes}
+    metaclasses: set[str] = set()  # `class EnumType(type)`, `class ABCMeta(type)`, `class Meta(ABCMeta)`:
+    # their methods' `cls` is the class they make, not themselves
+    for symbol in sorted(symbols, key=lambda s: s.start_line):
+        if symbol.kind is SymbolKind.CLASS:
+            for base in symbol.bases:
+                base_name = base.rsplit(".", 1)[-1]
+                if (
+                    base_name == "type"
+                    or base_name.endswith(("Meta", "Metaclass", "MetaClass"))
+                    or any(m.rsplit(".", 1)[-1] == base_name for m in metaclasses)
+                ):
+                    metaclasses.add(symbol.qualname)
+                    break
     owners = _SELF_NAMES | class_shorts
     from_imported, modules = _imported(tree)
     values_of = functions | from_imported | class_shorts
-    statements, calls, values = _nodes(tree, values_of, functions, methods, owners, modules)
+    namespaces = modules | from_imported  # `from test import support`: `support.check__all__` passed
+    statements, calls, values = _nodes(tree, values_of, functions, methods, owners, modules, namespaces)
     for node in statements:
         kind = type(node)
         if kind is assign_t:
@@ -992,7 +1036,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             column = max(0, (node.end_col_offset or 0) - len(name))
             if type(value) is name_t:
                 text = f"{value.id}.{name}"
-                if value.id in modules and not bound_in(caller, value.id):
+                if value.id in namespaces and not bound_in(caller, value.id):
                     pass  # `typing.Optional`, `functools.lru_cache`: resolved through the import
                 elif value.id not in owners and not (receiver := receiver_type(caller, value.id)):
                     continue  # a variable of no known class

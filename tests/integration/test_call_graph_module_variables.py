@@ -251,6 +251,57 @@ from sel import Default
 def serve():
     Default().select()
 """,
+    "tar.py": """\
+class Info:
+    def isdir(self):
+        return False
+
+    @classmethod
+    def frombuf(cls, buf):
+        obj = cls()
+        if obj.isdir():
+            pass
+        return obj
+
+    @classmethod
+    def fromfile(cls, f):
+        obj = cls.frombuf(f)
+        return obj.isdir()
+
+
+class Meta(type):
+    def isdir(cls):
+        return True
+
+    def make(cls):
+        obj = cls()
+        return obj.isdir()  # an instance of the class Meta makes, not a Meta: nothing sure
+""",
+    "server.py": """\
+def start():
+    class DocServer:
+        def serve(self):
+            pass
+
+    class Thread:
+        def run(self):
+            docsvr = DocServer()
+            docsvr.serve()
+
+    return Thread
+""",
+    "pkg/__init__.py": "",
+    "pkg/support.py": """\
+def check(x):
+    return x
+""",
+    "suite.py": """\
+from pkg import support
+
+
+def test(case):
+    case.assertRaises(ValueError, support.check, 1)
+""",
 }
 
 
@@ -340,3 +391,27 @@ def test_names_unpacked_from_a_returned_tuple_take_each_items_class(engine: trif
         ("rpc.py", 43, "loads", "exact"),
     ]
     assert callers(engine, "sym://python/type/rpc/Annotated#feed") == [("rpc.py", 40, "loads", "exact")]
+
+
+def test_what_cls_makes_in_a_classmethod_is_the_class(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/tar/Info#isdir") == [
+        ("tar.py", 8, "Info.frombuf", "exact"),
+        ("tar.py", 15, "Info.fromfile", "exact"),  # frombuf returns what cls() made
+    ]
+    # a metaclass's cls() makes an instance of the class, not of the metaclass
+    assert callers(engine, "sym://python/type/tar/Meta#isdir") == []
+
+
+def test_a_class_of_an_enclosing_function_types_a_variable_of_a_method_inside_it(
+    engine: trifecta.Engine,
+) -> None:
+    assert callers(engine, "sym://python/type/server/start#DocServer.serve") == [
+        ("server.py", 9, "start.Thread.run", "exact")
+    ]
+
+
+def test_a_function_passed_from_a_module_a_from_import_binds_is_a_reference(engine: trifecta.Engine) -> None:
+    data = engine.callers("sym://python/type/pkg/support/check").to_dict()
+    assert [(h["path"], h["line"], h["resolution"], h["use"]) for h in data["data"]["hits"]] == [
+        ("suite.py", 5, "import", "reference")
+    ]
