@@ -1506,12 +1506,17 @@ class SqliteIndex(IndexWriter, IndexReader):
         return self._counts()[3]
 
     def _doc_frequency(self, expression: str, phrases: Sequence[str] = ()) -> int:
-        """The chunks an FTS5 expression matches; for a clause of stored words (`phrases`), the chunks in
-        their postings."""
+        """The chunks an FTS5 expression matches; for a clause (`phrases`) of stored words, or of phrases whose
+        postings this reader holds (an all-words query read them: a Spanish question's translations), the
+        chunks in their postings."""
         cache = self._fresh_caches()
         if expression not in cache:
-            words = self._words_of(phrases) if phrases and self._stored_words() else []
-            if words and all(len(w) == 1 and w[0] in self._stored_words() for w in words):
+            stored = self._stored_words()
+            words = self._words_of(phrases) if phrases and stored else []
+            held = self._postings_cache
+            if words and all(
+                (len(w) == 1 and w[0] in stored) or p in held for p, w in zip(phrases, words, strict=True)
+            ):
                 # the clause's postings, kept for the search that follows (not np.unique alone: its first call
                 # imports numpy.ma, ~27 ms)
                 cache[expression] = len(self._postings(expression, phrases)[0])

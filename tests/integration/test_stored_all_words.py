@@ -149,3 +149,17 @@ def test_an_index_whose_words_an_older_rule_chose_chooses_them_again_on_its_next
     index.finish_run("later")
     assert index.has_completed_run() and "py" in index._stored_words()
     index.close()
+
+
+def test_a_clause_whose_postings_an_all_words_query_read_is_counted_from_them(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "index.db", corpus())
+    groups = [["alpha"], ["m0", "theta", "m1"]]  # m0, m1: rare file names, not stored
+    assert index.search_terms(groups, require_all=True, limit=60)  # reads every phrase's postings
+    clause, phrases = '("m0" OR "theta" OR "m1")', ['"m0"', '"theta"', '"m1"']
+    counted: list[str] = []
+    index._conn.set_trace_callback(counted.append)
+    frequency = index._doc_frequency(clause, phrases)
+    index._conn.set_trace_callback(None)
+    assert not [sql for sql in counted if "count(*)" in sql]  # no FTS5 count: the postings held
+    fts5 = index._conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (clause,))
+    assert frequency == fts5.fetchone()[0] > 0
