@@ -578,7 +578,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     item_returns: dict[str, dict[int, list[str]]] = {}
     item_names: dict[str, list[tuple[int, str]]] = {}  # function -> (item, local variable) it returns
     class_attributes: set[str] = set()  # `Class.name` its body assigns
-    self_fields: set[str] = set()  # `Class.name` its methods assign through `self.name = ...`
+    self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -729,8 +729,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     class_shorts = {q.rsplit(".", 1)[-1] for q in classes}
     metaclasses: set[str] = set()  # `class EnumType(type)`, `class ABCMeta(type)`, `class Meta(ABCMeta)`:
     # their methods' `cls` is the class they make, not themselves
-    for symbol in sorted(symbols, key=lambda s: s.start_line):
-        if symbol.kind is SymbolKind.CLASS:
+    for symbol in symbols:  # in the file's order: a base before the classes that name it
+        if symbol.kind is SymbolKind.CLASS and symbol.bases:
             for base in symbol.bases:
                 base_name = base.rsplit(".", 1)[-1]
                 if (
@@ -754,14 +754,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if type(target) is name_t:  # most targets
                     assigned.add((where, target.id))
                 elif type(target) is attribute_t:
-                    if (
-                        type(target.value) is name_t
-                        and target.value.id in _SELF_NAMES
-                        and where not in classes
-                    ):
-                        self_fields.add(
-                            f"{class_of(where)}.{target.attr}"
-                        )  # `self.resultclass = resultclass`
+                    if type(target.value) is name_t and target.value.id in _SELF_NAMES:
+                        self_fields.add((where, target.attr))  # `self.resultclass = resultclass`
                 else:
                     bind(target, where)
             value_kind = type(value)
@@ -1074,9 +1068,11 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 text = made_concrete(name, function)
                 if text:
                     edges.append((RETURN, function, 0, 0, short, text, f"[{i}]"))
-    for field in sorted(class_attributes & self_fields):  # `resultclass = TextTestResult` in the body and
+    if class_attributes and self_fields:  # `resultclass = TextTestResult` in the body and
         # `self.resultclass = resultclass` in a method: the attribute may hold another value ("?")
-        edges.append((RETURN, field, 0, 0, field.rsplit(".", 1)[-1], "?", "attr"))
+        replaced = {f"{class_of(where)}.{name}" for where, name in self_fields if where not in classes}
+        for field in sorted(class_attributes & replaced):
+            edges.append((RETURN, field, 0, 0, field.rsplit(".", 1)[-1], "?", "attr"))
     # a module-level variable's class (alias "var": `cdll = LibraryLoader(CDLL)`) and a module-level name
     # for a class (alias "alias": `_PyFuture = Future`), for the modules that import it
     top_level = {s.qualname for s in symbols if s.depth == 0}
