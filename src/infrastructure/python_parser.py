@@ -393,8 +393,15 @@ def _nodes(
                 ):
                     add_value(node)  # `typing.Optional`
             else:
-                if type(value) is call_t and node.attr in methods and type(node.ctx) is load_t:
-                    add_value(node)  # `Codec().encode`
+                if node.attr in methods and type(node.ctx) is load_t:
+                    if type(value) is call_t:
+                        add_value(node)  # `Codec().encode`
+                    elif (
+                        type(value) is attribute_t
+                        and type(value.value) is name_t
+                        and value.value.id in _SELF_NAMES
+                    ):
+                        add_value(node)  # `self.successor._select_from`: typed by the field
                 push(value)
             continue
         children = children_of(kind)
@@ -490,6 +497,10 @@ def _tuple_items(annotation: ast.expr | None) -> list[list[str]]:
     return [[t for t in _annotation_types(e) if _is_class_name(t)] for e in inner.elts[:MAX_ITEMS]]
 
 
+def _is_classmethod(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(type(d) is ast.Name and d.id == "classmethod" for d in node.decorator_list)
+
+
 def _is_class_name(name: str) -> bool:
     """A constructor call or a return type worth recording: its last part is capitalized (PEP 8's class
     names; a lower-case callee is recorded as a call whose return type is looked up when asked)."""
@@ -579,6 +590,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     item_names: dict[str, list[tuple[int, str]]] = {}  # function -> (item, local variable) it returns
     class_attributes: set[str] = set()  # `Class.name` its body assigns
     self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
+    class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
@@ -615,7 +627,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         func = value.func
         kind = type(func)
         if (
-            (kind is name_t and func.id == "cls")  # type: ignore[attr-defined]
+            (kind is name_t and (func.id == "cls" or func.id == class_params.get(where)))  # type: ignore[attr-defined]
             or (
                 kind is call_t
                 and type(func.func) is name_t  # type: ignore[attr-defined]
@@ -646,7 +658,11 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return ""
         func = value.func
         if type(func) is name_t:
-            if func.id == "cls" and class_of(where) and class_of(where) not in metaclasses:
+            if (
+                (func.id == "cls" or func.id == class_params.get(where))
+                and class_of(where)
+                and class_of(where) not in metaclasses
+            ):
                 return class_of(where)
             returned_calls.setdefault(where, []).append(func.id)  # `cls = _PreciseSelector; return cls()`
         if type(func) is call_t and type(func.func) is name_t and func.func.id == "type":
@@ -759,6 +775,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 else:
                     bind(target, where)
             value_kind = type(value)
+            if value_kind is attribute_t and _module_function(value, namespaces, methods):
+                values.append(value)  # `save = linecache.getlines`: the function kept as a value
             if value_kind is not call_t and value_kind is not name_t and value_kind is not attribute_t:
                 if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `x = a or b()`: either side's
                     for alternative in _alternatives(value):
@@ -822,6 +840,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     if name not in known:
                         known.append(name)
         elif kind is def_t or kind is async_def_t:
+            first = node.args.posonlyargs or node.args.args
+            if first and first[0].arg != "cls" and (node.name == "__new__" or _is_classmethod(node)):
+                class_params[owner[node.lineno]] = first[0].arg  # `def _extract(klass, ...)`: the class
             if node.args.defaults or node.args.kw_defaults:  # read where the `def` runs: the scope around
                 where = owner[node.lineno].rpartition(".")[0]
                 for default in (*node.args.defaults, *node.args.kw_defaults):
@@ -1036,7 +1057,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     continue  # a variable of no known class
             elif type(value) is attribute_t:  # `os.path.normcase` passed or decorating
                 text = _callee(node)
-                if "?" in text or bound_in(caller, text.split(".", 1)[0]):
+                head = text.split(".", 1)[0]
+                if "?" in text:
+                    continue
+                if head in _SELF_NAMES and text.count(".") == 2:  # `self.successor._select_from`
+                    receiver = "|".join(types.get((class_of(caller), f"{head}.{value.attr}"), ())[:3])
+                elif bound_in(caller, head):
                     continue
             else:  # `Codec().encode`: typed by the call, as `Codec().encode(...)` would be
                 text = _callee(node)

@@ -301,6 +301,43 @@ from pkg import support
 
 def test(case):
     case.assertRaises(ValueError, support.check, 1)
+
+
+class Saver:
+    def save(self):
+        self.saved = support.check
+""",
+    "stack.py": """\
+class Summary:
+    def format(self):
+        return []
+
+    @classmethod
+    def extract(klass, frames):
+        result = klass()
+        return result
+
+
+def extract_tb(tb):
+    return Summary.extract(tb)
+
+
+def format_tb(tb):
+    return extract_tb(tb).format()
+""",
+    "walker.py": """\
+class Selector:
+    def select_from(self, path):
+        return path
+
+
+class Wild:
+    def __init__(self):
+        self.successor = Selector()
+
+    def select_from(self, path):
+        successor_select = self.successor.select_from
+        return successor_select(path)
 """,
 }
 
@@ -413,5 +450,19 @@ def test_a_class_of_an_enclosing_function_types_a_variable_of_a_method_inside_it
 def test_a_function_passed_from_a_module_a_from_import_binds_is_a_reference(engine: trifecta.Engine) -> None:
     data = engine.callers("sym://python/type/pkg/support/check").to_dict()
     assert [(h["path"], h["line"], h["resolution"], h["use"]) for h in data["data"]["hits"]] == [
-        ("suite.py", 5, "import", "reference")
+        ("suite.py", 5, "import", "reference"),
+        ("suite.py", 10, "import", "reference"),  # `self.saved = support.check`
+    ]
+
+
+def test_what_a_classmethods_first_parameter_makes_is_the_class(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/stack/Summary#format") == [
+        ("stack.py", 16, "format_tb", "exact")
+    ]
+
+
+def test_a_method_read_from_a_field_typed_in_the_class_is_a_reference(engine: trifecta.Engine) -> None:
+    data = engine.callers("sym://python/type/walker/Selector#select_from").to_dict()
+    assert [(h["path"], h["line"], h["symbol"], h["resolution"], h["use"]) for h in data["data"]["hits"]] == [
+        ("walker.py", 11, "Wild.select_from", "exact", "reference")
     ]
