@@ -672,11 +672,13 @@ def _module_aliases(name: str, ctx: FileContext, segment: Segment) -> list[Candi
         return segment.memo[key]
     found: list[Candidate] = []
     segment.memo[key] = found  # `A = B; B = A`: nothing more
+    # the file's whole context: a caller's may hold only the imports its calls need
+    where = (segment.context_of(ctx.path) if segment.context_of is not None else None) or ctx
     found.extend(
         c
         for t in texts
         if t.startswith("#alias ") and t != f"#alias {name}"
-        for c in _classes_named(t.removeprefix("#alias "), ctx, segment)
+        for c in _classes_named(t.removeprefix("#alias "), where, segment)
     )
     found[:] = list(dict.fromkeys(found))
     return found
@@ -982,6 +984,9 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             member = []  # a bare name never reaches the class: `def dup(self): dup(fd)` calls the module's
         if local or member:  # a module-level name first; else the class's member (Java, C#: `foo()`)
             return Resolved(resolution=Resolution.EXACT, targets=tuple(local or member))
+        aliased = _module_aliases(edge.name, ctx, segment) if ctx.path.endswith(_PYTHON_SUFFIXES) else []
+        if aliased:  # `_TelnetSelector()` with `_TelnetSelector = selectors.PollSelector`: that class
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(aliased))
         starred = _through_stars(edge.name, ctx, segment, _CALLABLE)
         if starred:
             return Resolved(resolution=Resolution.IMPORT, targets=tuple(starred))

@@ -722,6 +722,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             elif type(value) is attribute_t:  # `x = self.store`: the field's type
                 if type(value.value) is name_t and value.value.id in _SELF_NAMES:
                     copies.append((key, (class_of(where), f"{value.value.id}.{value.attr}")))
+                elif type(target) is name_t and _is_class_name(value.attr) and not value.attr.isupper():
+                    dotted = _callee(
+                        value
+                    )  # `_TelnetSelector = selectors.PollSelector`: another module's class
+                    known = class_aliases.setdefault(key, [])
+                    if "?" not in dotted and dotted not in known:
+                        known.append(dotted)
             elif made or (made := made_here(value, where)):  # type: ignore[arg-type]
                 typed(key, made)
                 if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
