@@ -31,7 +31,8 @@ A call resolves in this order, and the first rule that finds a definition decide
    annotation names) is what the definitions the call resolves to
    (``exact``/``import`` only) return: their RETURN edges (an annotation, ``return C(...)``,
    ``return self``/``cls(...)``, or another call, followed up to ``MAX_RETURN_DEPTH``), each read as the
-   returning file reads it. A class named as the receiver (``Base.m(self)``, ``mod.Klass.m()``) reaches
+   returning file reads it; ``return self`` and ``-> Self`` give the class the method was looked up on
+   (``with PollSelector() as s``: a PollSelector, though ``__enter__`` is BaseSelector's). A class named as the receiver (``Base.m(self)``, ``mod.Klass.m()``) reaches
    its member or a base's. ``self.response_class()`` with ``response_class = HTTPResponse`` in the class
    body (or a base's) makes an ``HTTPResponse``, unless a method also assigns ``self.response_class``.
 4. ``exact``, module-level names: a bare ``f()`` reaches a function or class of the same module (a Go
@@ -720,14 +721,12 @@ def _returned_classes(
         # nothing of that name returns a known class (most calls: `strip()`, `get()`), nor is a class
         # (`_HTMLDoc()`: a class name the parser could not tell from a function's)
         return out
+    receivers: list[Candidate] = []  # the classes the method was looked up on (what `return self` gives)
     if "()." in callee:  # `Widget.create().copy()`: the method of what the inner call returns
         receiver, _, method = callee.rpartition("().")
         _, by_place = _callables(segment, method)
-        called = [
-            h
-            for owner in _returned_classes(f"{receiver}()", caller, ctx, segment, depth + 1)
-            for h in _member(owner, method, segment, by_place)
-        ]
+        receivers = _returned_classes(f"{receiver}()", caller, ctx, segment, depth + 1)
+        called = [h for owner in receivers for h in _member(owner, method, segment, by_place)]
     else:
         parts = callee_parts(callee)
         if not parts:
@@ -735,6 +734,11 @@ def _returned_classes(
         inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
         resolved = resolve_call(inner, ctx, segment)
         called = list(resolved.targets) if resolved.resolution in _SURE else []
+        if called and len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] in _SUPER):
+            owner = enclosing_class(caller, ctx, segment.lookup)
+            receivers = [owner] if owner is not None else []
+        elif called and len(parts) >= 2:
+            receivers = _classes_named(".".join(parts[:-1]), ctx, segment)  # `Foo.__enter__()`, `T.copy()`
     wanted = f"#[{item}] "
     for target in called:
         if target.kind in _CONTAINERS:
@@ -751,7 +755,15 @@ def _returned_classes(
                 elif returned.endswith("()") and not returned.startswith("#"):  # `return getparser()`
                     out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1, item))
                 continue
-            if returned.startswith("#"):  # what it hands a callback, an item: not what it returns
+            if returned.startswith("#self "):  # `return self`, `-> Self`: the class the method was called on
+                on = [
+                    r for r in receivers if target in _member(r, name, segment, _callables(segment, name)[1])
+                ]
+                returned = returned.removeprefix("#self ")
+                if on:
+                    out.extend(on)
+                    continue
+            elif returned.startswith("#"):  # what it hands a callback, an item: not what it returns
                 continue
             if returned.endswith("()"):
                 out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))
@@ -760,7 +772,7 @@ def _returned_classes(
                 c for c in segment.lookup(returned.rsplit(".", 1)[-1])
                 if c.path == target.path and c.qualname == returned and c.kind in _CONTAINERS
             ]  # fmt: skip
-            out.extend(own or _classes_named(returned, where, segment))  # `return self`: the class itself
+            out.extend(own or _classes_named(returned, where, segment))
     out[:] = list(dict.fromkeys(out))
     return out
 

@@ -281,6 +281,7 @@ _CHILDREN: dict[
 ] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
 MAX_ITEMS = 4  # `return a, b`: the tuple items a function's return records (their classes), by position
+_SELF_TYPE = "(self)"  # what `return self` / `-> Self` returns: the instance's own class
 MAX_MODULE_ALTERNATIVES = 6  # the classes kept for a module-level variable or class alias
 MIN_AGREEING_SCOPES = 3  # an untyped parameter takes its name's type when this many functions agree on it
 _SELF_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
@@ -651,7 +652,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     def returned(value: ast.expr, where: str) -> str:
         if type(value) is name_t:
             if value.id == "self":
-                return class_of(where)
+                return _SELF_TYPE if class_of(where) else ""
             returned_names.setdefault(where, []).append(value.id)  # a local's type, known after the walk
             return ""
         if type(value) is not call_t:
@@ -858,7 +859,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if node.returns is not None:  # the annotation first: it is what the function promises
                 where = owner[node.lineno]
                 annotated = [
-                    class_of(where) if t == "Self" else t
+                    _SELF_TYPE if t == "Self" and class_of(where) else t
                     for t in _annotation_types(node.returns)
                     if _is_class_name(t)
                 ]
@@ -1090,6 +1091,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     for function, names in returns.items():
         short = function.rsplit(".", 1)[-1]
         for name in names[:3]:
+            if name == _SELF_TYPE:  # alias "self": the class the method is called on, this one at least
+                edges.append((RETURN, function, 0, 0, short, class_of(function), "self"))
+                continue
             text = made_concrete(name, function)
             if not text:
                 continue

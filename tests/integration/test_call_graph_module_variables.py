@@ -337,6 +337,37 @@ def extract_tb(tb):
 def format_tb(tb):
     return extract_tb(tb).format()
 """,
+    "selfret.py": """\
+class Base:
+    def __enter__(self):
+        return self
+
+    def select(self):
+        pass
+
+    def copy(self) -> "Self":
+        return self
+
+
+class Poll(Base):
+    def select(self):
+        pass
+
+
+def run():
+    with Poll() as s:
+        s.select()
+
+
+def run_base():
+    with Base() as s:
+        s.select()
+
+
+def copied():
+    p = Poll()
+    p.copy().select()
+""",
     "walker.py": """\
 class Selector:
     def select_from(self, path):
@@ -482,4 +513,14 @@ def test_a_method_read_from_a_field_typed_in_the_class_is_a_reference(engine: tr
     data = engine.callers("sym://python/type/walker/Selector#select_from").to_dict()
     assert [(h["path"], h["line"], h["symbol"], h["resolution"], h["use"]) for h in data["data"]["hits"]] == [
         ("walker.py", 11, "Wild.select_from", "exact", "reference")
+    ]
+
+
+def test_what_return_self_gives_is_the_class_the_method_is_called_on(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/selfret/Poll#select") == [
+        ("selfret.py", 19, "run", "exact"),  # `with Poll() as s`: Base.__enter__ returns the Poll
+        ("selfret.py", 29, "copied", "exact"),  # `-> Self`
+    ]
+    assert callers(engine, "sym://python/type/selfret/Base#select") == [
+        ("selfret.py", 24, "run_base", "exact")
     ]
