@@ -281,6 +281,7 @@ _CHILDREN: dict[
 ] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
 MAX_ITEMS = 4  # `return a, b`: the tuple items a function's return records (their classes), by position
+_MADE = ("()", "]")  # a type that is a call's value (`f()`) or one of its items (`f()[0]`)
 _SELF_TYPE = "(self)"  # what `return self` / `-> Self` returns: the instance's own class
 MAX_MODULE_ALTERNATIVES = 6  # the classes kept for a module-level variable or class alias
 MIN_AGREEING_SCOPES = 3  # an untyped parameter takes its name's type when this many functions agree on it
@@ -394,15 +395,18 @@ def _nodes(
                 ):
                     add_value(node)  # `typing.Optional`
             else:
-                if node.attr in methods and type(node.ctx) is load_t:
-                    if type(value) is call_t:
+                value_kind = type(value)
+                if value_kind is call_t:
+                    if node.attr in methods and type(node.ctx) is load_t:
                         add_value(node)  # `Codec().encode`
-                    elif (
-                        type(value) is attribute_t
-                        and type(value.value) is name_t
-                        and value.value.id in _SELF_NAMES
-                    ):
-                        add_value(node)  # `self.successor._select_from`: typed by the field
+                elif (
+                    value_kind is attribute_t
+                    and type(value.value) is name_t
+                    and value.value.id in _SELF_NAMES
+                    and node.attr in methods
+                    and type(node.ctx) is load_t
+                ):
+                    add_value(node)  # `self.successor._select_from`: typed by the field
                 push(value)
             continue
         children = children_of(kind)
@@ -551,10 +555,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     last = tree.body[-1].end_lineno or 0 if tree.body else 0
     owner = [""] * (max(n_lines, last) + 2)  # by line: the innermost definition around it
     classes = set()
+    based: list[Symbol] = []  # the classes with bases
     for s in sorted(symbols, key=lambda s: s.depth):  # inner definitions paint over outer ones
         owner[s.start_line : s.end_line + 1] = [s.qualname] * (s.end_line - s.start_line + 1)
         if s.kind is SymbolKind.CLASS:
             classes.add(s.qualname)
+            if s.bases:
+                based.append(s)
     functions = frozenset(s.name for s in symbols if s.kind in _FUNCTIONS)
     methods = frozenset(s.name for s in symbols if s.kind is SymbolKind.METHOD)
 
@@ -591,6 +598,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     item_names: dict[str, list[tuple[int, str]]] = {}  # function -> (item, local variable) it returns
     class_attributes: set[str] = set()  # `Class.name` its body assigns
     self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
+    module_variables: list[str] = []  # the names module-level statements assign
     class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     attribute_t, return_t, def_t, async_def_t = (
@@ -605,49 +613,47 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if name not in known:
             known.append(name)
 
-    def made_by(value: ast.Call) -> str:
-        """The type a call's value has, as recorded: a class it constructs, or `f()` (looked up later)."""
+    def made_by(value: ast.Call, where: str | None = None) -> str:
+        """The type a call's value has, as recorded: a class it constructs, or `f()` (looked up later).
+        In a method (``where``), `cls(...)`, `type(self)(...)` and `self.__class__(...)` name its class (not
+        a metaclass's: its `cls` is the class it makes)."""
         func = value.func
         kind = type(func)
         if kind is name_t:
             text = func.id  # type: ignore[attr-defined]
+            if where is not None and (text == "cls" or (class_params and text == class_params.get(where))):
+                return own_class(where) or f"{text}()"
         elif kind is attribute_t:
+            if (
+                where is not None
+                and func.attr == "__class__"  # type: ignore[attr-defined]
+                and type(func.value) is name_t  # type: ignore[attr-defined]
+                and func.value.id in _SELF_NAMES  # type: ignore[attr-defined]
+            ):
+                return own_class(where)
             text = _callee(func)
             if "?" in text:
                 return ""
         else:
+            if (
+                where is not None
+                and kind is call_t
+                and type(func.func) is name_t  # type: ignore[attr-defined]
+                and func.func.id == "type"  # type: ignore[attr-defined]
+                and len(func.args) == 1  # type: ignore[attr-defined]
+                and type(func.args[0]) is name_t  # type: ignore[attr-defined]
+                and func.args[0].id in _SELF_NAMES  # type: ignore[attr-defined]
+            ):
+                return own_class(where)
             text = _type_name(func)  # `"Foo"()`
             return text if text and (_is_class_name(text) or text in classes) else ""
         if _is_class_name(text) or text in classes:  # `x = deque()` of a lower-case class here
             return text
         return f"{text}()"
 
-    def made_here(value: ast.Call, where: str) -> str:
-        """``made_by``, with `cls(...)`, `type(self)(...)` and `self.__class__(...)` in a method of a class
-        (not a metaclass's: its `cls` is the class it makes) naming that class."""
-        func = value.func
-        kind = type(func)
-        if (
-            (kind is name_t and (func.id == "cls" or func.id == class_params.get(where)))  # type: ignore[attr-defined]
-            or (
-                kind is call_t
-                and type(func.func) is name_t  # type: ignore[attr-defined]
-                and func.func.id == "type"  # type: ignore[attr-defined]
-                and len(func.args) == 1  # type: ignore[attr-defined]
-                and type(func.args[0]) is name_t  # type: ignore[attr-defined]
-                and func.args[0].id in _SELF_NAMES  # type: ignore[attr-defined]
-            )
-            or (
-                kind is attribute_t
-                and func.attr == "__class__"  # type: ignore[attr-defined]
-                and type(func.value) is name_t  # type: ignore[attr-defined]
-                and func.value.id in _SELF_NAMES  # type: ignore[attr-defined]
-            )
-        ):
-            own = class_of(where)
-            if own and own not in metaclasses:
-                return own
-        return made_by(value)
+    def own_class(where: str) -> str:
+        own = class_of(where)
+        return own if own and own not in metaclasses else ""
 
     def returned(value: ast.expr, where: str) -> str:
         if type(value) is name_t:
@@ -704,13 +710,15 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             elif type(target) is attribute_t and type(target.value) is name_t:
                 key = (class_of(where), f"{target.value.id}.{target.attr}")
             elif (type(target) is ast.Tuple or type(target) is ast.List) and type(value) is call_t:
-                made = made or made_here(value, where)  # `p, u = getparser()`: each name, the item
+                made = made or made_by(value, where)  # `p, u = getparser()`: each name, the item
                 if made.endswith("()"):
                     for i, item in enumerate(target.elts[:MAX_ITEMS]):
                         if type(item) is ast.Starred:
                             break
                         if type(item) is name_t:
                             typed((where, item.id), f"{made}[{i}]")
+                            if not where:
+                                module_variables.append(item.id)
                 continue
             else:
                 continue
@@ -730,7 +738,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     known = class_aliases.setdefault(key, [])
                     if "?" not in dotted and dotted not in known:
                         known.append(dotted)
-            elif made or (made := made_here(value, where)):  # type: ignore[arg-type]
+            elif made or (made := made_by(value, where)):  # type: ignore[arg-type]
                 typed(key, made)
                 if where in classes and type(target) is name_t:  # `implementation = Impl()` in a
                     typed((where, f"self.{target.id}"), made)  # class body: `self.implementation`
@@ -753,17 +761,16 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     class_shorts = {q.rsplit(".", 1)[-1] for q in classes}
     metaclasses: set[str] = set()  # `class EnumType(type)`, `class ABCMeta(type)`, `class Meta(ABCMeta)`:
     # their methods' `cls` is the class they make, not themselves
-    for symbol in symbols:  # in the file's order: a base before the classes that name it
-        if symbol.kind is SymbolKind.CLASS and symbol.bases:
-            for base in symbol.bases:
-                base_name = base.rsplit(".", 1)[-1]
-                if (
-                    base_name == "type"
-                    or base_name.endswith(("Meta", "Metaclass", "MetaClass"))
-                    or any(m.rsplit(".", 1)[-1] == base_name for m in metaclasses)
-                ):
-                    metaclasses.add(symbol.qualname)
-                    break
+    for symbol in sorted(based, key=lambda s: s.start_line):  # a base before the classes that name it
+        for base in symbol.bases:
+            base_name = base.rsplit(".", 1)[-1]
+            if (
+                base_name == "type"
+                or base_name.endswith(("Meta", "Metaclass", "MetaClass"))
+                or any(m.rsplit(".", 1)[-1] == base_name for m in metaclasses)
+            ):
+                metaclasses.add(symbol.qualname)
+                break
     owners = _SELF_NAMES | class_shorts
     from_imported, modules = _imported(tree)
     values_of = functions | from_imported | class_shorts
@@ -777,14 +784,20 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             for target in node.targets:
                 if type(target) is name_t:  # most targets
                     assigned.add((where, target.id))
+                    if not where:
+                        module_variables.append(target.id)
                 elif type(target) is attribute_t:
                     if type(target.value) is name_t and target.value.id in _SELF_NAMES:
                         self_fields.add((where, target.attr))  # `self.resultclass = resultclass`
                 else:
                     bind(target, where)
             value_kind = type(value)
-            if value_kind is attribute_t and _module_function(value, namespaces, methods):
-                values.append(value)  # `save = linecache.getlines`: the function kept as a value
+            if value_kind is attribute_t:
+                head = value.value  # `save = linecache.getlines`: the function kept as a value
+                if (type(head) is not name_t or head.id in namespaces) and _module_function(
+                    value, namespaces, methods
+                ):
+                    values.append(value)
             if value_kind is not call_t and value_kind is not name_t and value_kind is not attribute_t:
                 if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `x = a or b()`: either side's
                     for alternative in _alternatives(value):
@@ -819,6 +832,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if type(node.target) is name_t:
                 where = owner[node.lineno]
                 assigned.add((where, node.target.id))
+                if not where:
+                    module_variables.append(node.target.id)
                 for name in _annotation_types(node.annotation):
                     typed((where, node.target.id), name)
                     if where in classes:  # `flags: Flags` in a class body (PEP 526, dataclass, NamedTuple)
@@ -840,17 +855,20 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if value_kind is ast.Tuple:
                 returned_items(value, where)
                 continue
-            for alternative in (
-                _alternatives(value) if value_kind is ast.BoolOp or value_kind is ast.IfExp else (value,)
-            ):  # `return self._x or self._make()`: either side's
-                if name := returned(alternative, where):
-                    known = returns.setdefault(where, [])
-                    if name not in known:
-                        known.append(name)
+            if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `return self._x or self._make()`
+                names = [n for alternative in _alternatives(value) if (n := returned(alternative, where))]
+            elif value_kind is name_t or value_kind is call_t:
+                names = [name] if (name := returned(value, where)) else []
+            else:
+                continue
+            if names:
+                known = returns.setdefault(where, [])
+                known.extend(n for n in dict.fromkeys(names) if n not in known)
         elif kind is def_t or kind is async_def_t:
-            first = node.args.posonlyargs or node.args.args
-            if first and first[0].arg != "cls" and (node.name == "__new__" or _is_classmethod(node)):
-                class_params[owner[node.lineno]] = first[0].arg  # `def _extract(klass, ...)`: the class
+            if node.decorator_list or node.name == "__new__":
+                first = node.args.posonlyargs or node.args.args
+                if first and first[0].arg != "cls" and (node.name == "__new__" or _is_classmethod(node)):
+                    class_params[owner[node.lineno]] = first[0].arg  # `def _extract(klass, ...)`: the class
             if node.args.defaults or node.args.kw_defaults:  # read where the `def` runs: the scope around
                 where = owner[node.lineno].rpartition(".")[0]
                 for default in (*node.args.defaults, *node.args.kw_defaults):
@@ -880,6 +898,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     made = made_by(node.context_expr)  # `with Foo() as f`: what Foo's __enter__ returns
                     if made:
                         typed((owner[target.lineno], target.id), f"{made}.__enter__()")
+                        if not owner[target.lineno]:
+                            module_variables.append(target.id)
         elif kind is ast.ExceptHandler:
             if node.name:
                 assigned.add((owner[node.lineno], node.name))
@@ -925,6 +945,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             assigned.add(("", key[1]))
             for name in types.pop(key, ()):
                 typed(("", key[1]), name)
+            module_variables.append(key[1])
 
     def bound_in(caller: str, variable: str, defined: frozenset[tuple[str, str]] = frozenset()) -> bool:
         """Whether the caller's scope, or one around it that Python reads the name from, binds it (a
@@ -1085,7 +1106,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if receiver not in _SELF_NAMES or not field or scope not in classes:
             continue
         for name in names[:3]:
-            text = made_concrete(name, scope)
+            text = made_concrete(name, scope) if name.endswith(_MADE) else name
             if text and (text.endswith("()") or text.split(".", 1)[0] not in _SELF_NAMES):
                 edges.append((RETURN, f"{scope}.{field}", 0, 0, field, text, "field"))
     for function, names in returns.items():
@@ -1094,7 +1115,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             if name == _SELF_TYPE:  # alias "self": the class the method is called on, this one at least
                 edges.append((RETURN, function, 0, 0, short, class_of(function), "self"))
                 continue
-            text = made_concrete(name, function)
+            text = made_concrete(name, function) if name.endswith(_MADE) else name
             if not text:
                 continue
             edges.append((RETURN, function, 0, 0, short, text, ""))
@@ -1102,26 +1123,31 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         short = function.rsplit(".", 1)[-1]
         for i, names in items.items():
             for name in names[:3]:
-                text = made_concrete(name, function)
+                text = made_concrete(name, function) if name.endswith(_MADE) else name
                 if text:
                     edges.append((RETURN, function, 0, 0, short, text, f"[{i}]"))
     if class_attributes and self_fields:  # `resultclass = TextTestResult` in the body and
         # `self.resultclass = resultclass` in a method: the attribute may hold another value ("?")
-        replaced = {f"{class_of(where)}.{name}" for where, name in self_fields if where not in classes}
+        attribute_names = {a.rpartition(".")[2] for a in class_attributes}
+        replaced = {
+            f"{class_of(where)}.{name}"
+            for where, name in self_fields
+            if name in attribute_names and where not in classes
+        }
         for field in sorted(class_attributes & replaced):
             edges.append((RETURN, field, 0, 0, field.rsplit(".", 1)[-1], "?", "attr"))
     # a module-level variable's class (alias "var": `cdll = LibraryLoader(CDLL)`) and a module-level name
     # for a class (alias "alias": `_PyFuture = Future`), for the modules that import it
-    top_level = {s.qualname for s in symbols if s.depth == 0}
-    for (scope, variable), names in types.items():
-        if scope or "." in variable or variable in top_level:
+    for variable in dict.fromkeys(module_variables):
+        if variable in classes or ("", variable) in defined:  # `f = wraps(f)`: the def is the symbol
             continue
-        for name in names[:MAX_MODULE_ALTERNATIVES]:
-            text = made_concrete(name, "")
+        for name in types.get(("", variable), ())[:MAX_MODULE_ALTERNATIVES]:
+            text = made_concrete(name, "") if name.endswith(_MADE) else name
             if text:
                 edges.append((RETURN, variable, 0, 0, variable, text, "var"))
     for (scope, variable), names in class_aliases.items():
-        if not scope and variable not in top_level:  # `DefaultSelector = EpollSelector` in one of 5 branches
+        if not scope and variable not in classes and ("", variable) not in defined:  # `DefaultSelector =
+            # EpollSelector` in one of 5 branches
             edges.extend(
                 (RETURN, variable, 0, 0, variable, name, "alias") for name in names[:MAX_MODULE_ALTERNATIVES]
             )
