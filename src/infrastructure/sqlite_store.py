@@ -879,10 +879,20 @@ class SqliteIndex(IndexWriter, IndexReader):
         must not modify the dict."""
         self._fresh_caches()
         if self._states_cache is None:
-            states = {
-                row[0]: FileState(path=row[0], size=row[1], mtime_ns=row[2], sha256=row[3])
-                for row in self._conn.execute("SELECT path, size, mtime_ns, sha256 FROM files")
-            }
+            states = {}
+            for path, size, mtime_ns, sha256 in self._conn.execute(
+                "SELECT path, size, mtime_ns, sha256 FROM files"
+            ):
+                if not (
+                    isinstance(path, str)
+                    and isinstance(size, int)
+                    and isinstance(mtime_ns, int)
+                    and isinstance(sha256, str)
+                ):
+                    # a flipped byte in a record header can turn a value into NULL or another type, a row SQLite
+                    # reads without complaint (quick_check, which would tell, runs after the run)
+                    raise self._damaged(f"a row of the files table does not match its schema: {path!r}")
+                states[path] = FileState(path=path, size=size, mtime_ns=mtime_ns, sha256=sha256)
             if self._has_skipped_table():
                 for path, size, mtime_ns, reason in self._conn.execute(
                     "SELECT path, size, mtime_ns, reason FROM skipped_files"

@@ -406,6 +406,22 @@ def test_a_search_that_meets_a_malformed_page_sets_the_file_aside_rebuilds_and_a
 
 
 @pytest.mark.timeout(90)
+def test_a_stored_file_row_of_the_wrong_type_is_damage_the_index_run_rebuilds(tmp_path: Path) -> None:
+    # what a flipped byte in a record header does: a value of another type (or NULL) that SQLite reads back
+    # without complaint; the run that reads it sets the file aside and rebuilds, it does not crash
+    seg = _big_segment(tmp_path)
+    db = seg / ".trifecta" / "index.db"
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE files SET size = 'garbled' WHERE rowid = (SELECT min(rowid) FROM files)")
+    conn.close()
+    out, _ = cli("index", str(seg))
+    assert out["status"] == "ok" and "INDEX_REBUILT" in warnings_of(out), out
+    assert out["data"]["index"]["files"] == 60
+    assert Path(f"{db}.corrupt").exists()
+
+
+@pytest.mark.timeout(90)
 def test_flipped_bytes_are_found_by_the_index_run(tmp_path: Path) -> None:
     seg = _big_segment(tmp_path)
     db = seg / ".trifecta" / "index.db"
