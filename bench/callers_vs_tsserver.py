@@ -14,7 +14,8 @@ tree:
 - trifecta: the hits resolved `exact` or `import`, with the calls that reach a method of the asked one's
   class family (`"related"`: a base's method it overrides, an override, a sibling implementation), which
   the server's references follow too; `precision_direct` / `recall_direct` leave those out;
-- the server: every reference but import/export lines and the definition's own line.
+- the server: every reference but import/export lines (all the lines of a list written over several) and
+  the definition's own line.
 
 Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
 the server's references that are calls (the name followed by `(` or a type argument list, not a method
@@ -25,6 +26,7 @@ own latency is listed for comparison (warm: one references request made first).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -39,6 +41,24 @@ from pathlib import Path
 import trifecta
 
 _IMPORT_OR_EXPORT = re.compile(r"\s*(import\b|export\s*(\*|\{[^}]*\}\s*from|\{))")
+# an import or export list written over several lines (`import {\n  a,\n  b\n} from "./x"`): its lines
+_LISTS = re.compile(
+    r"^[ \t]*(?:import|export)\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*\}(?:\s*from\s*['\"][^'\"]*['\"])?",
+    re.MULTILINE,
+)
+
+
+@functools.cache
+def list_lines(path: Path) -> frozenset[int]:
+    """The 1-based lines of a file's import and export lists."""
+    text = path.read_text(errors="replace")
+    return frozenset(
+        line
+        for m in _LISTS.finditer(text)
+        for line in range(text.count("\n", 0, m.start()) + 1, text.count("\n", 0, m.end()) + 2)
+    )
+
+
 # what may stand before a method's name where it is declared (an override in a subclass: not a call)
 _DECLARATION = re.compile(r"^\s*((public|protected|private|static|async|override|abstract|readonly)\s+)*$")
 
@@ -126,7 +146,7 @@ def main() -> int:
                 if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
                     continue
                 source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
-                if _IMPORT_OR_EXPORT.match(source):
+                if _IMPORT_OR_EXPORT.match(source) or ref.line in list_lines(tree / ref.path):
                     continue
                 theirs.add((ref.path, ref.line))
                 after = source[ref.character + len(symbol.name) :]  # UTF-16 = str index for ASCII sources

@@ -264,7 +264,8 @@ def _edges(
             alias = _text(captures["import.alias"][0]) if "import.alias" in captures else ""
             last = source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
             point = node.start_point
-            edge = (EdgeKind.IMPORT, point.row + 1, point.column, member, source, alias or member or last)
+            bound = "" if member == "*" else alias or member or last  # `export * from`: no one name
+            edge = (EdgeKind.IMPORT, point.row + 1, point.column, member, source, bound)
         else:
             continue
         if edge[0] is EdgeKind.CALL:

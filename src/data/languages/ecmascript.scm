@@ -74,6 +74,15 @@
 (import_statement
   (import_clause (identifier) @import.alias)
   source: (string (string_fragment) @import.source)) @reference.import
+; re-exports (a barrel file: `export * from "./a"`, `export {b, c as d} from "./b"`, `export * as ns from "./c"`)
+; pass names on as imports do: `*` is a star import (it binds no one name), `* as ns` binds the module
+(export_statement "*" @import.name source: (string (string_fragment) @import.source)) @reference.import
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string (string_fragment) @import.source)) @reference.import
+(export_statement
+  (namespace_export (identifier) @import.alias)
+  source: (string (string_fragment) @import.source)) @reference.import
 (variable_declarator
   name: (identifier) @import.alias
   value: (call_expression
