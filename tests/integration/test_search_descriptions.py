@@ -268,3 +268,44 @@ def test_raised_when_brings_the_exception_class_whose_member_holds_the_words(tmp
     assert [(h.chunk.symbol, h.score) for h in owners] == [("Overrun", 7.0)]
     assert SearchSegment(reader=index)._exception_owners([other]) == []  # no member, no owner
     index.close()
+
+
+MAP_RS = """
+pub struct OrderedMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K: PartialEq, V> OrderedMap<K, V> {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+
+    pub fn par_values(&self) -> ParValues<'_, K, V> {
+        ParValues { entries: &self.entries }
+    }
+
+    pub fn values(&self) -> Values<'_, K, V> {
+        Values { entries: &self.entries }
+    }
+}
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_description_in_words_finds_the_code_that_abbreviates_them(index_files) -> None:
+    # "no elements" is what `is_empty` checks, "parallel" what `par_` abbreviates: neither word is in the code
+    others = {f"src/util{i}.rs": f"pub fn value{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n" for i in range(6)}
+    engine = index_files({"src/map.rs": MAP_RS, **others})
+    assert symbols(engine, "Returns true if the map contains no elements.")[0] == "OrderedMap.is_empty"
+    assert (
+        symbols(engine, "Return a parallel iterator over the values of the map.")[0]
+        == "OrderedMap.par_values"
+    )

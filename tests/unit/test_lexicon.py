@@ -55,7 +55,19 @@ def test_english_question_gets_code_synonyms() -> None:
 
 @pytest.mark.parametrize(
     ("word", "abbreviation"),
-    [("estimate", "eta"), ("message", "msg"), ("context", "ctx"), ("temporary", "tmp"), ("previous", "prev")],
+    [
+        ("estimate", "eta"),
+        ("message", "msg"),
+        ("context", "ctx"),
+        ("temporary", "tmp"),
+        ("previous", "prev"),
+        ("parallel", "par"),  # Rust's rayon: `par_iter`, `ParIter`
+        ("mutable", "mut"),
+        ("iterator", "iter"),
+        ("equal", "eq"),
+        ("capacity", "cap"),
+        ("reverse", "rev"),
+    ],
 )
 def test_a_word_is_also_searched_as_the_abbreviation_code_writes(word: str, abbreviation: str) -> None:
     assert abbreviation in LEX.expand(word)
@@ -77,6 +89,18 @@ def test_spanish_questions(query: str, expected: dict[str, str]) -> None:
     alts = alternatives(query)
     for word, english in expected.items():
         assert english in alts[word], (word, alts[word])
+
+
+def test_an_english_idiom_is_also_searched_as_the_word_code_uses() -> None:
+    # "Returns true if the map contains no elements." describes `is_empty`, "the number of elements" `len`
+    assert "empty" in LEX.expand("no elements")
+    assert "empty" in LEX.expand("no items")
+    assert "len" in LEX.expand("number of elements")
+    assert "entry" in LEX.expand("key-value pair")
+    assert LEX.english_phrases("Returns true if the set contains no elements") == [
+        ("no elements", ("empty",))
+    ]
+    assert dict(LEX.english_phrases("Get a key-value pair by index"))["key value pair"] == ("entry", "item")
 
 
 def test_multi_word_phrases_are_taken_greedily() -> None:
