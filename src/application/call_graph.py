@@ -105,12 +105,15 @@ class CallGraph:
         self._stars: list[tuple[str, Edge]] | None = None
         self._returns: dict[str, dict[tuple[str, str], list[str]]] = {}
         self._module_binders: dict[str, list[tuple[tuple[str, ...], str, Edge]]] = {}
+        self._arguments: dict[tuple[str, tuple[str, ...]], list[tuple[str, Edge, list[Edge]]]] = {}
         self.segment = Segment(
             lookup=self.candidates,
             context_of=self.context,
             importers=self.importers,
             returns=self.returns,
             module_binders=self.module_binders,
+            arguments=self.arguments,
+            symbol_of=self.symbol,
         )
 
     def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
@@ -226,6 +229,26 @@ class CallGraph:
                 if not e.caller and not e.name
             ]
         return self._module_binders[alias]
+
+    def arguments(self, name: str, aliases: Sequence[str]) -> list[tuple[str, Edge, list[Edge]]]:
+        """The calls of ``name`` that pass an argument of a known class at one of ``aliases`` (a position
+        "0", a keyword "=key"), each with those ARGUMENT edges (Python: a parameter typed by its calls);
+        their files' contexts loaded in one look-up."""
+        key = (name, tuple(aliases))
+        if key not in self._arguments:
+            by_place: dict[tuple[str, int, int], list[Edge]] = {}
+            for path, edge in self._reader.edges(names=[name], kinds=[EdgeKind.ARGUMENT], aliases=aliases):
+                by_place.setdefault((path, edge.line, edge.column), []).append(edge)
+            found: list[tuple[str, Edge, list[Edge]]] = []
+            if by_place:
+                paths = sorted({p for p, _, _ in by_place})
+                self.load_contexts(paths)
+                for path, edge in self._reader.edges(paths=paths, names=[name], kinds=[EdgeKind.CALL]):
+                    passed = by_place.get((path, edge.line, edge.column))
+                    if passed:
+                        found.append((path, edge, passed))
+            self._arguments[key] = found
+        return self._arguments[key]
 
     def _calling_contexts(self, calls: Sequence[tuple[str, Edge]]) -> dict[str, FileContext]:
         """Contexts enough to resolve these calls, per calling file: a common name (`append`, `execute`) is
@@ -366,6 +389,7 @@ class CallGraph:
             + len(self._contexts)
             + len(self._returns)
             + len(self._module_binders)
+            + len(self._arguments)
             + len(self.segment.memo)
         )
 

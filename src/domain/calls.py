@@ -56,7 +56,7 @@ from typing import Any
 
 import attrs
 
-from .code import SymbolKind
+from .code import Symbol, SymbolKind
 
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 
@@ -67,6 +67,9 @@ class EdgeKind(enum.StrEnum):
     REFERENCE = "ref"  # a function read as a value (`callback=self.on_done`): resolved like a call
     DOC = "doc"  # a name a doc comment links to (`{@link of}`): resolved like a reference
     RETURN = "return"  # what a function returns: `caller` is the function, `text` the class as written
+    # what a call passes, where its class is known (Python): at the call's position, `name` the called
+    # name, `text` the class as a receiver type is written, `alias` the position ("0") or keyword ("=key")
+    ARGUMENT = "arg"
 
 
 class Resolution(enum.StrEnum):
@@ -142,6 +145,9 @@ Returns = Callable[[str], Mapping[tuple[str, str], Sequence[str]]]
 ContextOf = Callable[[str], "FileContext | None"]  # the context of another file of the segment, by path
 # the imports of the segment that bind a name or import `*`: (the importing file's module, its path, the import)
 Importers = Callable[[str], Sequence[tuple[tuple[str, ...], str, Edge]]]
+# the calls of a name that pass an argument of a known class at one of these aliases (ARGUMENT edges'
+# "0", "=key"): (path, the call, its ARGUMENT edges there)
+Arguments = Callable[[str, Sequence[str]], Sequence[tuple[str, Edge, Sequence[Edge]]]]
 
 
 @attrs.frozen(kw_only=True)
@@ -157,6 +163,9 @@ class Segment:
     # the module-level `import m as name` / `import name` of the segment binding a name (a module's
     # attribute that is another module: `os.path` of `import posixpath as path` in os.py)
     module_binders: Importers | None = None
+    # typing a parameter by what its calls pass (``PARAMETER``): the calls, and a definition's symbol
+    arguments: Arguments | None = None
+    symbol_of: Callable[[str, str], Symbol | None] | None = None
     # what was worked out once for this segment (re-exports, bases): the answers do not depend on the call
     memo: dict[tuple[object, ...], Any] = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -173,6 +182,10 @@ MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are fo
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 LOCAL = "(local)"  # a bare call's receiver when the calling scope binds the name (a parameter, a variable)
+# a receiver that is an untyped parameter (Python): `(param)F:p`, parameter `p` of function `F`, typed by
+# what the calls of `F` pass there (their ARGUMENT edges), one level deep
+PARAMETER = "(param)"
+MAX_PARAMETER_CLASSES = 3  # a parameter the calls pass more classes than this stays unknown
 # what a name read as a value is a use of: a function, or a class (`isinstance(x, Foo)`, `except FooError`,
 # `x: Foo`, `register("store", _StoreAction)`)
 _REFERENCED = _FUNCTIONS | {SymbolKind.CLASS, SymbolKind.STRUCT}
@@ -424,6 +437,8 @@ def _through_module_variable(
 def _value_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
     """The classes a recorded type names, as ``ctx``'s file reads it: a class as written, what a call
     returns (``f()``), an item of it (``f()[0]``)."""
+    if text.startswith(PARAMETER):  # `self.buffer = buffer` in `__init__`: what its calls pass
+        return _parameter_classes(text, ctx, segment)
     item = _ITEM.fullmatch(text)
     if item is not None:
         return _returned_classes(item.group(1), caller, ctx, segment, item=int(item.group(2)))
@@ -768,6 +783,9 @@ def _returned_classes(
             if returned.endswith("()"):
                 out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))
                 continue
+            if returned.startswith(PARAMETER):  # `return self._buffer`, set from `__init__`'s parameter
+                out.extend(_parameter_classes(returned, where, segment))
+                continue
             own = [
                 c for c in segment.lookup(returned.rsplit(".", 1)[-1])
                 if c.path == target.path and c.qualname == returned and c.kind in _CONTAINERS
@@ -822,6 +840,8 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
     for current in _class_and_bases(cls, segment):
         key = (current.path, f"{current.qualname}.{field}")
         texts = [t.removeprefix("#field ") for t in typed.get(key, ()) if t.startswith("#field ")]
+        if not texts and key in typed and _is_property(key, segment):
+            texts = [t for t in typed[key] if not t.startswith("#")]  # `@property def buffer`: its return
         where = segment.context_of(current.path)
         if texts and where is not None:
             return list(
@@ -834,11 +854,24 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
     return []
 
 
+_PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
+
+
+def _is_property(key: tuple[str, str], segment: Segment) -> bool:
+    """Whether (path, qualified name) is a method read as an attribute (``@property``)."""
+    symbol = segment.symbol_of(*key) if segment.symbol_of is not None else None
+    return (
+        symbol is not None and symbol.kind is SymbolKind.METHOD and bool(_PROPERTIES & set(symbol.decorators))
+    )
+
+
 def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Segment) -> list[Candidate]:
     """The classes one of a call's receiver types names: a class as written, ``f()``'s return, or what
     ``f`` hands a callback (``f()#i.j``)."""
     if "()#" in type_text:
         return _callback_classes(type_text, edge.caller, ctx, segment)
+    if type_text.startswith(PARAMETER) and type_text.count(":") == 1:
+        return _parameter_classes(type_text, ctx, segment)
     if ":" in type_text and ctx.path.endswith(_PYTHON_SUFFIXES):
         # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`)
         held, _, field = type_text.rpartition(":")
@@ -860,6 +893,63 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         if nested:
             return nested
     return _classes_named(type_text, ctx, segment)
+
+
+_PARAMETERS_BUSY = ("parameters busy",)  # a memo key: set while the calls of a function are resolved
+
+
+def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes ``(param)F:p`` names: what the calls of ``F`` (a function or method of ``ctx``'s file;
+    ``Class(...)`` for an ``__init__``) that resolve to it (``exact`` or ``import``) pass as ``p``, by
+    position or keyword, where the walk knew the argument's class (``self``, a typed variable, a
+    constructor call, a typed field). Calls that pass an argument of no known class add nothing; more
+    than ``MAX_PARAMETER_CLASSES`` classes, or none, is unknown. One level: an argument that is itself a
+    parameter is not followed, nor is a parameter typed while its calls are being resolved."""
+    if segment.arguments is None or segment.symbol_of is None or segment.memo.get(_PARAMETERS_BUSY):
+        return []
+    key = ("parameter", ctx.path, text)
+    if key in segment.memo:
+        return segment.memo[key]
+    out: list[Candidate] = []
+    segment.memo[key] = out
+    function, _, param = text.removeprefix(PARAMETER).rpartition(":")
+    symbol = segment.symbol_of(ctx.path, function)
+    if symbol is None or symbol.kind not in _FUNCTIONS or param not in symbol.params:
+        return out
+    index = symbol.params.index(param)
+    positional = next((i for i, p in enumerate(symbol.params) if p.startswith("*")), len(symbol.params))
+    offset = 1 if symbol.kind is SymbolKind.METHOD and "staticmethod" not in symbol.decorators else 0
+    target: tuple[str, str] = (ctx.path, function)
+    name = symbol.name
+    if symbol.kind is SymbolKind.METHOD and name == "__init__":  # `TextIOWrapper(buffer)`: the class's calls
+        target = (ctx.path, function.rpartition(".")[0])
+        name = target[1].rsplit(".", 1)[-1]
+    wanted = [f"={param}"] + ([str(index - offset)] if offset <= index < positional else [])
+    found: list[Candidate] = []
+    segment.memo[_PARAMETERS_BUSY] = True
+    try:
+        for path, call, passed in segment.arguments(name, wanted):
+            call_ctx = segment.context_of(path) if segment.context_of is not None else None
+            if call_ctx is None:
+                continue
+            resolved = resolve_call(call, call_ctx, segment)
+            if resolved.resolution not in _SURE or not any(
+                (t.path, t.qualname) == target for t in resolved.targets
+            ):
+                continue
+            for arg in passed:
+                for type_text in arg.text.split("|"):
+                    if type_text == "self":
+                        owner = enclosing_class(call.caller, call_ctx, segment.lookup)
+                        found.extend([owner] if owner is not None else [])
+                    else:
+                        found.extend(_receiver_classes(type_text, call, call_ctx, segment))
+    finally:
+        segment.memo[_PARAMETERS_BUSY] = False
+    classes = list(dict.fromkeys(c for c in found if c.kind in _CONTAINERS))
+    if len(classes) <= MAX_PARAMETER_CLASSES:
+        out.extend(classes)
+    return out
 
 
 def _class_of_enclosing_function(

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..domain.calls import LOCAL, EdgeKind, EdgeRow
+from ..domain.calls import LOCAL, PARAMETER, EdgeKind, EdgeRow
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -29,8 +29,8 @@ _TRAILING_COLON = re.compile(r":\s*(#.*)?$")
 _SPACES = re.compile(r"\s+")
 _COMMENT_LINE = re.compile(r"^[^\S\n]*#[^\S\n]*(.*?)[^\S\n]*$", re.MULTILINE)
 MODULE_WINDOW = 80
-CALL, IMPORT, REFERENCE, RETURN = (
-    k.value for k in (EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.REFERENCE, EdgeKind.RETURN)
+CALL, IMPORT, REFERENCE, RETURN, ARGUMENT = (
+    k.value for k in (EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.REFERENCE, EdgeKind.RETURN, EdgeKind.ARGUMENT)
 )
 _POSITION = operator.itemgetter(2, 3)  # an edge row's line and column
 
@@ -588,6 +588,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     copies: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (scope, variable) = (scope, variable)
     returns: dict[str, list[str]] = {}  # function -> the classes it returns, as written
     returned_names: dict[str, list[str]] = {}  # function -> the local variables it returns
+    returned_fields: dict[str, list[str]] = {}  # method -> the fields it returns (`return self._buffer`)
     declared_global: set[tuple[str, str]] = set()  # (function, name) of its `global` statements
     read_in: dict[int, str] = {}  # a `def`'s default values (by id): the scope they are read in
     class_aliases: dict[tuple[str, str], list[str]] = {}  # (scope, variable) -> the classes assigned to it
@@ -662,6 +663,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             returned_names.setdefault(where, []).append(value.id)  # a local's type, known after the walk
             return ""
         if type(value) is not call_t:
+            if type(value) is attribute_t and type(value.value) is name_t and value.value.id == "self":
+                returned_fields.setdefault(where, []).append(value.attr)  # the field's type, after the walk
             return ""
         func = value.func
         if type(func) is name_t:
@@ -857,7 +860,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 continue
             if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `return self._x or self._make()`
                 names = [n for alternative in _alternatives(value) if (n := returned(alternative, where))]
-            elif value_kind is name_t or value_kind is call_t:
+            elif value_kind is name_t or value_kind is call_t or value_kind is attribute_t:
                 names = [name] if (name := returned(value, where)) else []
             else:
                 continue
@@ -925,12 +928,19 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif source[0] in classes and key[1].split(".", 1)[0] not in _SELF_NAMES:
             # `screen = self.screen` with the field typed by a base class: looked up when asked
             types[key] = [source[1]]
+        elif source in untyped_params and source[0].endswith(".__init__") and source[1] not in _SELF_NAMES:
+            # `self.buffer = buffer` in `__init__`: typed, when asked, by what the constructor calls pass
+            types[key] = [f"{PARAMETER}{source[0]}:{source[1]}"]
     for function, names in returned_calls.items():  # `return cls(...)` of `cls = _PreciseSelector`
         aliased = [c for name in names for c in class_aliases.get((function, name), ())]
         if aliased:
             known = returns.setdefault(function, [])
             known[:] = [t for t in known if t[:-2] not in names]
             known.extend(c for c in dict.fromkeys(aliased) if c not in known)
+    for function, fields in returned_fields.items():  # `return self._buffer` (a property): the field's types
+        known = returns.setdefault(function, [])
+        for field in fields:
+            known.extend(t for t in types.get((class_of(function), f"self.{field}"), ()) if t not in known)
     for function, names in returned_names.items():  # `return context`: the local's types
         known = returns.setdefault(function, [])
         for name in names:
@@ -1027,8 +1037,54 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         if "()" in text:
             made = (made_concrete(t, caller) for t in text.split("|"))
             text = "|".join(dict.fromkeys(t for t in made if t))
+        elif not text and variable not in _SELF_NAMES:
+            text = untyped_parameter(caller, variable)
         receivers[key] = text
         return text
+
+    def untyped_parameter(caller: str, variable: str) -> str:
+        """``(param)F:p`` when the variable is the untyped parameter ``p`` of ``F``, the scope Python reads
+        it from: typed, when asked, by what the calls of ``F`` pass (``domain.calls``)."""
+        where = caller
+        while True:
+            if (where, variable) in untyped_params:
+                return f"{PARAMETER}{where}:{variable}"
+            if (where, variable) in assigned or not where:
+                return ""
+            where = where.rsplit(".", 1)[0] if "." in where else ""
+            while where and where in classes:
+                where = where.rsplit(".", 1)[0] if "." in where else ""
+
+    def argument_type(arg: Any, caller: str) -> str:
+        """What a call passes, when the walk knows its class: ``self``, a typed variable (not another
+        untyped parameter: one level), a constructor call, a field the class types."""
+        kind = type(arg)
+        if kind is name_t:
+            if arg.id == "self":
+                return "self" if class_of(caller) else ""
+            memo = receivers.get((caller, arg.id))
+            text = receiver_type(caller, arg.id) if memo is None else memo
+        elif kind is call_t:
+            made = made_by(arg, caller)
+            return made if made and not made.endswith(_MADE) else ""  # a class, not any call's value
+        elif kind is attribute_t and type(arg.value) is name_t and arg.value.id == "self":
+            text = "|".join(types.get((class_of(caller), f"self.{arg.attr}"), ())[:3])
+        else:
+            return ""
+        return text if PARAMETER not in text else "|".join(t for t in text.split("|") if PARAMETER not in t)
+
+    def arguments(call: ast.Call, caller: str, line: int, column: int, name: str) -> None:
+        """The ARGUMENT edges of a call: each argument of a known class, by position (alias "0", "1") or
+        keyword (alias "=name"), at the call's own position."""
+        for i, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                break  # the arguments after `*rest` have no known position
+            text = argument_type(arg, caller)
+            if text:
+                edges.append((ARGUMENT, caller, line, column, name, text, str(i)))
+        for keyword in call.keywords:
+            if keyword.arg is not None and (text := argument_type(keyword.value, caller)):
+                edges.append((ARGUMENT, caller, line, column, name, text, f"={keyword.arg}"))
 
     defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     for call in calls:
@@ -1039,6 +1095,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             receiver = LOCAL if name in functions and bound_in(caller, name, defined) else ""
             # `def f(sub_debug=sub_debug): sub_debug()` calls the parameter, not the function
             edges.append((CALL, caller, func.lineno, func.col_offset, name, name, receiver))
+            if call.args or call.keywords:
+                arguments(call, caller, func.lineno, func.col_offset, name)
             continue
         if type(func) is not attribute_t:
             continue  # `f()()`, `a[0]()`: no name to resolve
@@ -1069,6 +1127,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if receiver.endswith("()"):
                     receiver = concrete(receiver, caller)
         edges.append((CALL, caller, line, column, name, text, receiver))
+        if call.args or call.keywords:
+            arguments(call, caller, line, column, name)
     for node in values:
         caller = read_in.get(id(node), owner[node.lineno]) if read_in else owner[node.lineno]
         if type(node) is name_t:
