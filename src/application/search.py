@@ -933,7 +933,9 @@ def describes_a_definition(query: str) -> bool:
     if asks_a_question(text) or _REQUEST.match(text):
         return False
     # a sentence, or the way a docstring opens: a capitalised verb of what the code does, or "A ..."/"The ..."
-    return text.endswith(".") or (len(text.split()) >= 4 and bool(_DOCSTRING_OPENING.match(text)))
+    return text.endswith(".") or (
+        len(text.split()) >= 4 and bool(_DOCSTRING_OPENING.match(text) or _PREDICATE_OPENING.match(text))
+    )
 
 
 _PREDICATE_OPENING = re.compile(

@@ -178,6 +178,10 @@ def test_a_docstring_sentence_describes_one_definition() -> None:
     assert describes_a_definition("Return the names of all active rules")
     assert describes_a_definition("A strategy for generating email addresses as unicode strings")
     assert not describes_a_definition("This Session's transaction has been rolled back")
+    # a predicate's opening without its period (JSDoc's "Tests if `action` is a fulfilled thunk action")
+    assert describes_a_definition("Tests if `action` is a fulfilled thunk action")
+    assert describes_a_predicate("Checks whether the given value is a plain object")
+    assert not describes_a_definition("tests that cover parse_header")  # a structural request
     assert not describes_a_definition("Events subclasses that define the ORM's listener hooks")
 
 
