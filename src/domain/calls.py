@@ -430,8 +430,41 @@ def _through_module_variable(
                         found.extend([cls] if cls.kind in kinds else [])
                     else:
                         found.extend(h for h in _member(cls, member, segment, by_place) if h.kind in kinds)
+    if not found and len(chain) > 1:
+        found.extend(_passed_on_variable_members(spec, exact, partial, chain, segment, kinds, depth))
     found[:] = list(dict.fromkeys(found))
     return found
+
+
+_VARIABLES = frozenset({SymbolKind.CONST})
+
+
+def _passed_on_variable_members(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    chain: list[str],
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+    depth: int,
+) -> list[Candidate]:
+    """``chain``'s last name as a member of a module-level variable that the module passes on from another
+    (TypeScript's barrel file, ``export * from "./onlineManager"``, where that file holds ``export const
+    onlineManager = new OnlineManager()``), the variable's class as its own file reads it."""
+    if segment.returns is None or segment.context_of is None:
+        return []
+    variable, member = chain[-2], chain[-1]
+    _, by_place = _callables(segment, member)
+    out: list[Candidate] = []
+    for held in _reexported((*spec, *chain[:-2]), exact, partial, variable, segment, _VARIABLES, depth):
+        where = segment.context_of(held.path)
+        if where is None:
+            continue
+        for text in segment.returns(variable).get((held.path, held.qualname), ()):
+            if text.startswith("#var "):
+                for cls in _value_classes(text.removeprefix("#var "), "", where, segment):
+                    out.extend(h for h in _member(cls, member, segment, by_place) if h.kind in kinds)
+    return out
 
 
 def _value_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
@@ -975,6 +1008,18 @@ def _class_of_enclosing_function(
     return []
 
 
+def _value_member(
+    receiver: str, edge: Edge, ctx: FileContext, by_place: Mapping[tuple[str, str], list[Candidate]]
+) -> tuple[Candidate, ...]:
+    """TypeScript, JavaScript: a member the calling file defines on a value rather than in a class,
+    ``traps.get()`` where ``const traps = { get() {...} }``, ``Foo.bar()`` where ``Foo.bar = function``;
+    ``this.get()`` in another method of that object literal (not where the parser knew `this` as a class's:
+    an arrow function's in a method)."""
+    if receiver in ctx.self_names:
+        receiver = edge.caller.rpartition(".")[0] if not edge.alias else ""
+    return tuple(by_place.get((ctx.path, f"{receiver}.{edge.name}"), ())) if receiver else ()
+
+
 def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
     """A call as ``resolve_call`` resolves it; a reference (a function or a class read as a value) only
     when it resolves ``exact`` or ``import`` to functions or classes (a variable named so is not a use of
@@ -1058,6 +1103,10 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             ]
             if hits:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
+    if len(parts) == 2 and not ctx.path.endswith(_PYTHON_SUFFIXES):
+        on_value = _value_member(parts[0], edge, ctx, by_place)  # before its type: the object's own method
+        if on_value:
+            return Resolved(resolution=Resolution.EXACT, targets=on_value)
     if edge.alias and len(parts) >= 2:
         hits = _typed_receiver_hits(edge, ctx, segment, by_place)
         if hits:

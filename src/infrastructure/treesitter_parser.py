@@ -22,6 +22,7 @@ counted as a parse error; a file with syntax errors keeps the definitions tree-s
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import importlib
 import re
@@ -206,6 +207,7 @@ def _edges(
     # a function's parameter's start byte -> ("i.j", the class its callback argument i gets as parameter j)
     callbacks: dict[int, list[tuple[str, str]]] = {}
     pending: list[tuple[int, dict[str, list[ts.Node]]]] = []  # names read as values
+    declared_at: dict[int, ts.Node] = {}  # a typed variable's start byte -> its declaration
     for pattern, captures in matches:
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
@@ -218,6 +220,7 @@ def _edges(
             callee = _callee_of(arrow)
             if arrow is not None and callee is not None:
                 j = 0 if node.type == "identifier" else _position(node)
+                declared_at[node.start_byte] = node
                 typed[node.start_byte] = (
                     _text(captures["typed.name"][0]),
                     f"{callee}()#{_position(arrow)}.{j}",
@@ -231,6 +234,7 @@ def _edges(
             else:
                 continue
             start = captures["reference.typed"][0].start_byte
+            declared_at[start] = captures["reference.typed"][0]
             if "typed.type" in captures:
                 typed[start] = (variable, _text(captures["typed.type"][0]))
             else:  # what the call returns, looked up when asked (domain.calls)
@@ -321,6 +325,7 @@ def _edges(
             )
         if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
             types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
+    local_types = _local_types(typed, declared_at)
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
 
@@ -343,7 +348,7 @@ def _edges(
         return False
 
     out: list[Edge] = []
-    for (_, (_, (kind, line, column, name, text, alias))), caller in zip(
+    for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
         if kind is EdgeKind.REFERENCE and text == name and taken(name, chain(caller)):
@@ -351,7 +356,8 @@ def _edges(
         if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
             around = chain(caller)
-            made = (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
+            made = _local_type(local_types, receiver, start) if local_types else ""
+            made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
             if not made and receiver == "this" and not _in_class(caller, classes):
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
@@ -373,6 +379,13 @@ def _edges(
                 Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=t, alias=where)
                 for where, t in callbacks[start]
             )
+    # what a module-level variable holds, for the files that import it (`export const onlineManager = new
+    # OnlineManager()`, `onlineManager.setOnline()` elsewhere): RETURN edges of the variable, alias "var"
+    out.extend(
+        Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=t, alias="var")
+        for start, (variable, t) in typed.items()
+        if types.get(("", variable)) == t and _module_level(declared_at[start])
+    )
     # what a class's fields hold, for the methods of the classes that inherit them (`this.source.subscribe()`
     # where `source` is declared in a base class): RETURN edges of `Class.field`, alias "field"
     out.extend(
@@ -411,6 +424,8 @@ def _values(
     functions |= imported
     holders |= imported
     holders.update(variable for variable, _ in typed.values())
+    # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
+    holders.update(d.qualname.rpartition(".")[0] for d in defs if d.kind is SymbolKind.METHOD)
     # compared as the source's bytes: most names read as values are variables, dropped without decoding
     functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
     holders_b = {n.encode() for n in holders}
@@ -520,6 +535,65 @@ def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
             stack.pop()
         out.append(stack[-1].qualname if stack else "")
     return out
+
+
+# what holds a variable's declaration: a function, with or without a name (`(query) => query.reset()`, a
+# test's callback), in the languages this parser reads
+_FUNCTION_NODES = frozenset(
+    {
+        "arrow_function", "function_expression", "function", "generator_function", "function_declaration",
+        "generator_function_declaration", "method_definition", "method_declaration", "func_literal",
+        "function_item", "closure_expression", "lambda_expression", "constructor_declaration",
+    }
+)  # fmt: skip
+
+
+def _local_types(
+    typed: dict[int, tuple[str, str]], declared_at: dict[int, ts.Node]
+) -> dict[str, list[tuple[int, int, int, str]]]:
+    """The variables the file declares more than once (`const observer = new QueryObserver()` in one test's
+    callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), each
+    declaration with the range of the function around it: (function start, end, declaration start, type)."""
+    counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
+    out: dict[str, list[tuple[int, int, int, str]]] = {}
+    for start, (variable, type_text) in typed.items():
+        if counts[variable] < 2 or variable.startswith("this."):
+            continue
+        node = declared_at[start].parent
+        while node is not None and node.type not in _FUNCTION_NODES:
+            node = node.parent
+        low, high = (node.start_byte, node.end_byte) if node is not None else (0, 1 << 62)
+        out.setdefault(variable, []).append((low, high, start, type_text))
+    return out
+
+
+def _module_level(declaration: ts.Node) -> bool:
+    """Whether a typed variable's declaration is a module-level `const`/`let`/`var` (maybe exported)."""
+    holder = declaration.parent
+    top = holder.parent if holder is not None else None
+    if top is not None and top.type == "export_statement":
+        top = top.parent
+    return (
+        declaration.type == "variable_declarator"
+        and holder is not None
+        and holder.type in ("lexical_declaration", "variable_declaration")
+        and top is not None
+        and top.type == "program"
+    )
+
+
+def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str, at: int) -> str:
+    """The type of a variable declared more than once, as read at byte ``at``: the declaration of the
+    innermost function around it, the nearest before it; "" when none is around it."""
+    declarations = local.get(
+        re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
+    )
+    around = [d for d in declarations or () if d[0] <= at < d[1]]
+    if not around:
+        return ""
+    inner = max(low for low, _, _, _ in around)
+    mine = sorted((start, type_text) for low, _, start, type_text in around if low == inner)
+    return next((t for start, t in reversed(mine) if start <= at), mine[0][1])
 
 
 def _receiver_type(types: dict[tuple[str, str], str], scopes: list[str], receiver: str) -> str:

@@ -39,10 +39,44 @@ def test_names_a_barrel_file_passes_on_reach_their_definitions(engine: trifecta.
         ("app/main.ts", 5, "run", "import", "helper"),
         ("app/main.ts", 8, "run", "import", "lib.helper"),
     ]
-    assert callers(engine, "sym://typescript/type/lib/util/Store#save") == [
-        ("app/main.ts", 6, "run", "exact", "store.save"),  # store: Store, a class the barrel passes on
-    ]
+    assert ("app/main.ts", 6, "run", "exact", "store.save") in callers(  # store: Store, passed on
+        engine, "sym://typescript/type/lib/util/Store#save"
+    )
     assert callers(engine, "sym://typescript/type/lib/other/plain") == [
         ("app/main.ts", 7, "run", "import", "plain"),
         ("app/main.ts", 9, "run", "import", "lib.others.plain"),
+    ]
+
+
+def test_an_object_literals_methods_are_the_members_of_the_variable_that_holds_it(
+    engine: trifecta.Engine,
+) -> None:
+    # lib/traps.ts: `const traps: Handler = { get() {...}, size() {...} }` next to a function `get`
+    assert callers(engine, "sym://typescript/type/lib/traps/traps#get") == [
+        ("lib/traps.ts", 15, "get", "exact", "traps.get"),  # the object's own method, not Handler's
+        ("app/wire.ts", 6, "wire", "import", "traps.get"),
+    ]
+    assert callers(engine, "sym://typescript/type/lib/traps/traps#size") == [
+        ("lib/traps.ts", 7, "traps.get", "exact", "this.size"),  # `this` in a method: the object
+    ]
+    assert callers(engine, "sym://typescript/type/lib/traps/get") == [  # never `traps.get(...)`
+        ("app/wire.ts", 4, "wire", "import", "get"),  # `{ get }`: a shorthand property reads it
+        ("app/wire.ts", 5, "wire", "import", "get"),
+    ]
+
+
+def test_receivers_typed_in_callbacks_private_fields_and_module_variables_passed_on(
+    engine: trifecta.Engine,
+) -> None:
+    # app/spec.ts: `const thing = new Store()` in one test's callback, `= new Online()` in another's;
+    # lib/client.ts: `#store: Store`; lib/online.ts: `export const online = new Online()`, passed on by
+    # lib/index.ts's `export * from "./online"`
+    assert callers(engine, "sym://typescript/type/lib/util/Store#save") == [
+        ("app/main.ts", 6, "run", "exact", "store.save"),
+        ("app/spec.ts", 7, "", "exact", "thing.save"),
+        ("lib/client.ts", 11, "Client.flush", "exact", "this.#store.save"),
+    ]
+    assert callers(engine, "sym://typescript/type/lib/online/Online#setOnline") == [
+        ("app/spec.ts", 11, "", "exact", "thing.setOnline"),
+        ("app/spec.ts", 13, "", "import", "online.setOnline"),
     ]

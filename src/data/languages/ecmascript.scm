@@ -98,6 +98,7 @@
 (return_statement (identifier) @reference.value)
 (binary_expression right: (identifier) @reference.value)
 (pair value: (identifier) @reference.value)
+(object (shorthand_property_identifier) @reference.value)  ; `{ proxyMap, proxySet }`, `module.exports = { a, b }`
 (pair value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
 (array (identifier) @reference.value)
 (variable_declarator value: (identifier) @reference.value)

@@ -4,6 +4,9 @@
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (identifier) @name) @definition.class
 
+; a method of an object literal a variable holds (`const traps = { get() {...} }`) is `traps.get`: no bare
+; `get()` reaches it
+(variable_declarator name: (identifier) @owner value: (object (method_definition name: (_) @name) @definition.method))
 (method_definition name: (_) @name) @definition.method
 (field_definition
   property: (_) @name

@@ -11,6 +11,12 @@
 (internal_module name: (_) @name) @definition.module
 (module name: (_) @name) @definition.module
 
+; a method of an object literal a variable holds (`const traps = { get() {...} }`) is `traps.get`: no bare
+; `get()` reaches it
+(variable_declarator name: (identifier) @owner value: (object (method_definition name: (_) @name) @definition.method))
+(variable_declarator
+  name: (identifier) @owner
+  value: (as_expression (object (method_definition name: (_) @name) @definition.method)))
 (method_definition name: (_) @name) @definition.method
 (abstract_method_signature name: (_) @name) @definition.method
 (method_signature name: (_) @name) @definition.method
@@ -29,6 +35,7 @@
 
 
 ; receivers' types (domain.calls, rule 3): a typed parameter, variable or field (`Foo | undefined` is a Foo),
+; a `#private` field too,
 ; a variable made with `new`
 ; (@reference.typed: @typed.name a variable, or @typed.field a field read as `this.<field>`, and @typed.type)
 (required_parameter
@@ -50,12 +57,12 @@
   name: (identifier) @typed.name
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 (public_field_definition
-  name: (property_identifier) @typed.field
+  name: [(property_identifier) (private_property_identifier)] @typed.field
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
 (public_field_definition
-  name: (property_identifier) @typed.field
+  name: [(property_identifier) (private_property_identifier)] @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 
 ; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`) types the field
@@ -73,10 +80,10 @@
   name: (identifier) @typed.name
   value: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
 (assignment_expression
-  left: (member_expression object: (this) property: (property_identifier) @typed.this)
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
   right: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 (assignment_expression
-  left: (member_expression object: (this) property: (property_identifier) @typed.this)
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
   right: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
 
 ; what a function or method returns, as its annotation names it (@reference.returns: the definition)
