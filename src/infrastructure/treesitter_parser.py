@@ -609,7 +609,7 @@ def _receiver_type(types: dict[tuple[str, str], str], scopes: list[str], receive
 
 
 MAX_CALL_CHAIN = 3  # `make().build().fix()`: the longest receiver type kept
-_CALLEE = re.compile(r"([\w$]+(?:\s*\??\.\s*[\w$]+)*)\s*(?:<[^()]*>)?\s*\(")
+_CALLEE = re.compile(r"(#?[\w$]+(?:\s*\??\.\s*#?[\w$]+)*)\s*(?:<[^()]*>)?\s*\(")
 
 
 def _called(receiver: str) -> str:

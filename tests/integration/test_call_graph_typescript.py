@@ -74,7 +74,8 @@ def test_receivers_typed_in_callbacks_private_fields_and_module_variables_passed
     assert callers(engine, "sym://typescript/type/lib/util/Store#save") == [
         ("app/main.ts", 6, "run", "exact", "store.save"),
         ("app/spec.ts", 7, "", "exact", "thing.save"),
-        ("lib/client.ts", 11, "Client.flush", "exact", "this.#store.save"),
+        ("lib/client.ts", 13, "Client.flush", "exact", "this.#store.save"),
+        ("lib/client.ts", 21, "Client.sync", "exact", "this.#peer.cache().save"),  # what cache() returns
     ]
     assert callers(engine, "sym://typescript/type/lib/online/Online#setOnline") == [
         ("app/spec.ts", 11, "", "exact", "thing.setOnline"),
