@@ -82,7 +82,8 @@ SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
 _STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
-_ITEM_SUFFIX = re.compile(r"\[\d+\]$")  # `f()[0]`: a receiver typed by an item of what `f` returns
+# `f()[0]`: a receiver typed by an item of what `f` returns; `f()[]`: an element of it (TypeScript)
+_ITEM_SUFFIX = re.compile(r"\[\d*\]$")
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
 

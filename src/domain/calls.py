@@ -179,6 +179,7 @@ _NOT_NAME = re.compile(r"[^\w$]")
 MAX_BASE_DEPTH = 6
 MAX_REEXPORT_DEPTH = 3
 MAX_RETURN_DEPTH = 2  # `x = f()` where f returns `g()`: how many returns are followed
+ELEMENT = -1  # `_returned_classes`'s item: an element of the array the call returns (TypeScript's `Query[]`)
 _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 LOCAL = "(local)"  # a bare call's receiver when the calling scope binds the name (a parameter, a variable)
@@ -475,6 +476,11 @@ def _value_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -
     item = _ITEM.fullmatch(text)
     if item is not None:
         return _returned_classes(item.group(1), caller, ctx, segment, item=int(item.group(2)))
+    if text.endswith("[]"):  # TypeScript: an array (`Query[]`: none of its methods is the project's), or
+        # `f()[]`: an element of the array `f` returns (`this.getAll().forEach((query) => query.reset())`)
+        return (
+            _returned_classes(text[:-2], caller, ctx, segment, item=ELEMENT) if text.endswith("()[]") else []
+        )
     if text.endswith("()"):
         return _returned_classes(text, caller, ctx, segment)
     return _classes_named(text, ctx, segment)
@@ -752,7 +758,8 @@ def _returned_classes(
     (``exact`` or ``import`` only) in the caller's scope, then what each definition it reaches returns, as
     its own file reads the returned class (a return of another call, ``g()``, is followed up to
     ``MAX_RETURN_DEPTH``). ``item``: the classes of that item of the tuple it returns (``p, u = f()``:
-    its RETURN edges of alias ``[i]``; a return of another call passes that call's item on)."""
+    its RETURN edges of alias ``[i]``; a return of another call passes that call's item on; ``ELEMENT``: the
+    classes of the elements of the array it returns, TypeScript's ``Query[]``)."""
     key = ("returned", ctx.path, caller, text, depth, item)
     if key in segment.memo:
         return segment.memo[key]
@@ -797,6 +804,12 @@ def _returned_classes(
             where = segment.context_of(target.path)
             if where is None:
                 continue
+            if item == ELEMENT:
+                if returned.endswith("[]") and not returned.endswith("()[]") and not returned.startswith("#"):
+                    out.extend(_value_classes(returned[:-2], target.qualname, where, segment))
+                elif returned.endswith("()") and not returned.startswith("#"):  # `return this.getAll()`
+                    out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1, item))
+                continue
             if item is not None:
                 if returned.startswith(wanted):  # `return parser, target`: the item's classes
                     out.extend(_value_classes(returned.removeprefix(wanted), target.qualname, where, segment))
@@ -811,7 +824,8 @@ def _returned_classes(
                 if on:
                     out.extend(on)
                     continue
-            elif returned.startswith("#"):  # what it hands a callback, an item: not what it returns
+            elif returned.startswith("#") or returned.endswith("[]"):  # what it hands a callback, an item, an
+                # array (TypeScript's `Query[]`): not what it returns
                 continue
             if returned.endswith("()"):
                 out.extend(_returned_classes(returned, target.qualname, where, segment, depth + 1))

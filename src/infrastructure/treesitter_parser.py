@@ -212,7 +212,9 @@ def _edges(
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
             position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
-            callbacks.setdefault(param.start_byte, []).append((position, _text(captures["callback.type"][0])))
+            callbacks.setdefault(param.start_byte, []).append(
+                (position, _type_text(captures["callback.type"][0]))
+            )
             continue
         if captures.keys() == {"reference.typed", "typed.name"}:  # an untyped arrow function parameter
             node = captures["reference.typed"][0]  # an arrow function's parameter (or its one bare name)
@@ -226,7 +228,9 @@ def _edges(
                     f"{callee}()#{_position(arrow)}.{j}",
                 )
             continue
-        if "reference.typed" in captures and ("typed.type" in captures or "typed.call" in captures):
+        if "reference.typed" in captures and (
+            "typed.type" in captures or "typed.call" in captures or "typed.of" in captures
+        ):
             if "typed.name" in captures:
                 variable = _text(captures["typed.name"][0])
             elif "typed.field" in captures or "typed.this" in captures:
@@ -234,11 +238,19 @@ def _edges(
             else:
                 continue
             start = captures["reference.typed"][0].start_byte
-            declared_at[start] = captures["reference.typed"][0]
             if "typed.type" in captures:
-                typed[start] = (variable, _text(captures["typed.type"][0]))
+                type_text = _type_text(captures["typed.type"][0])
+                if not type_text:
+                    continue
+                typed[start] = (variable, type_text)
+            elif "typed.of" in captures:  # `for (const q of queries)`: read as `queries.forEach((q) => ...)`
+                typed[start] = (
+                    variable,
+                    re.sub(r"\s+", "", _text(captures["typed.of"][0])) + ".forEach()#0.0",
+                )
             else:  # what the call returns, looked up when asked (domain.calls)
                 typed[start] = (variable, re.sub(r"\s+", "", _text(captures["typed.call"][0])) + "()")
+            declared_at[start] = captures["reference.typed"][0]
             if "typed.this" in captures:
                 in_method.add(start)
             continue
@@ -246,7 +258,9 @@ def _edges(
             pending.append((pattern, captures))
             continue
         if "reference.returns" in captures and "returns.type" in captures:
-            returns[captures["reference.returns"][0].start_byte] = _text(captures["returns.type"][0])
+            returned = _type_text(captures["returns.type"][0])
+            if returned:
+                returns[captures["reference.returns"][0].start_byte] = returned
             continue
         if "reference.call" in captures and "call.name" in captures:
             node, name_node = captures["reference.call"][0], captures["call.name"][0]
@@ -358,6 +372,7 @@ def _edges(
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
+            made = _element_of(made, receiver, local_types, types, around, start) or made
             if not made and receiver == "this" and not _in_class(caller, classes):
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
@@ -629,6 +644,103 @@ def _called(receiver: str) -> str:
                 if index != len(receiver) - 1:
                     return ""  # `f(a)(b)`, `f(a).g(b)`
                 return re.sub(r"\s+", "", match.group(1)).replace("?.", ".") + "()"
+    return ""
+
+
+# arrays, as TypeScript writes their types (`Array<Query>`; `Query[]` is an array_type): the walk records `Query[]`
+_ARRAYS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet"})
+# the array methods whose callback's first parameter is an element, those that return one, those that return
+# the array's elements in another array (`queries.filter(f).forEach((q) => q.reset())`)
+_ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|every|flatMap"
+_ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
+_ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift"})
+_SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
+_SUBSCRIPT = re.compile(r"(.+)\[[^\[\]]*\][!?]*")
+
+
+def _type_text(node: ts.Node) -> str:
+    """A type as the walk records it: its name as written (`Query` of `Query<T>`), `Query[]` for an array or
+    set of them (`Query[]`, `readonly Query[]`, `Array<Query>`, `ReadonlyArray<Query>`, `Set<Query>`); ""
+    for an array of anything else (`string[]`, `Array<() => void>`)."""
+    if node.type == "array_type":
+        element = node.named_children[0] if node.named_children else None
+    elif node.parent is not None and node.parent.type == "generic_type" and node.text in _ARRAYS:
+        arguments = node.parent.child_by_field_name("type_arguments")
+        element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    else:
+        return _text(node)
+    if element is not None and element.type == "generic_type":
+        element = element.child_by_field_name("name")
+    if element is None or element.type not in ("type_identifier", "nested_type_identifier"):
+        return ""
+    return _text(element) + "[]"
+
+
+def _last_call(text: str) -> tuple[str, str] | None:
+    """(what it is called on, the method) of a text that ends in a method call (`a.filter((x) => x.ok())`
+    -> (`a`, `filter`)); None for anything else."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        if text[index] == ")":
+            depth += 1
+        elif text[index] == "(":
+            depth -= 1
+            if depth == 0:
+                head, dot, name = text[:index].rstrip().removesuffix("?.").rpartition(".")
+                head = head.removesuffix("?")
+                return (
+                    (head.rstrip(), name.strip())
+                    if dot and head and re.fullmatch(r"[\w$]+", name.strip())
+                    else None
+                )
+    return None
+
+
+def _same_array(text: str) -> str:
+    """The array a text holds the elements of: ``a`` for ``a.filter(f).slice(1)``, the text itself else."""
+    text = text.strip().rstrip("!?")
+    while (split := _last_call(text)) is not None and split[1] in _SAME_ELEMENTS:
+        text = split[0].rstrip("!?")
+    return text
+
+
+def _element_of(
+    made: str,
+    receiver: str,
+    local_types: dict[str, list[tuple[int, int, int, str]]],
+    types: dict[tuple[str, str], str],
+    scopes: list[str],
+    at: int,
+) -> str:
+    """The type of a receiver that is an element of an array whose type the walk knows: a callback's first
+    parameter of `queries.forEach(...)` (`.map`, `.filter`, ...; `for (const q of queries)` reads so too),
+    what `queries.find(...)` returns, `queries[0]`; `Query` where `queries: Query[]`, `f()[]` (an element of
+    what `f` returns, looked up when asked) where `queries = f()`. "" when it is none, or the array's type
+    is not known."""
+    iterated = _ITERATED.fullmatch(made) if made else None
+    if iterated is not None:
+        of = iterated.group(1)
+    elif made.endswith("()") and (split := _last_call(made)) is not None and split[1] in _ELEMENT_CALLS:
+        of = split[0]  # `const observer = this.observers.find(...)`: its type is `this.observers.find()`
+    elif (split := _last_call(receiver)) is not None and split[1] in _ELEMENT_CALLS:
+        of = split[0]
+    elif (subscript := _SUBSCRIPT.fullmatch(receiver.strip())) is not None:
+        of = subscript.group(1)
+    else:
+        return ""
+    of = _same_array(of)
+    if of.endswith("[]"):  # `Query[].find()`: a variable's type put in its place (`_concrete`)
+        return of[:-2] if not of.endswith(")[]") else ""
+    held = (_local_type(local_types, of, at) if local_types else "") or (
+        _receiver_type(types, scopes, of) if types else ""
+    )
+    held = _same_array(held or _called(of))
+    if held.endswith("[]"):
+        return held[:-2] if not held.endswith(")[]") else ""
+    if held.endswith("()") and "()#" not in held:
+        return _concrete(types, scopes, held) + "[]"
     return ""
 
 

@@ -81,3 +81,24 @@ def test_receivers_typed_in_callbacks_private_fields_and_module_variables_passed
         ("app/spec.ts", 11, "", "exact", "thing.setOnline"),
         ("app/spec.ts", 13, "", "import", "online.setOnline"),
     ]
+
+
+def test_array_elements_are_typed_by_the_arrays_element_type(engine: trifecta.Engine) -> None:
+    # lib/cache.ts: `#entries: Entry[]`, `items: Array<Entry>`, `getAll(): Array<Entry>`; app/use.ts:
+    # `list: ReadonlyArray<Entry>`, `more: readonly Entry[]`, `names: string[]`
+    assert sorted(callers(engine, "sym://typescript/type/lib/cache/Entry#reset")) == [
+        ("app/use.ts", 4, "useIt", "exact", "e.reset"),  # cache.getAll().slice(1).forEach((e) => e.reset())
+        ("app/use.ts", 7, "useIt", "exact", "list.find((e) => e.isIdle()).reset"),  # what find() returns
+        ("app/use.ts", 12, "useIt", "name", "n.reset"),  # an element of `string[]`: no class
+        ("lib/cache.ts", 25, "Cache.resetAll", "exact", "entry.reset"),  # this.getAll().forEach((entry) =>
+        ("lib/cache.ts", 27, "Cache.resetAll", "exact", "e.reset"),  # for (const e of this.items)
+        ("lib/cache.ts", 28, "Cache.resetAll", "exact", "this.#entries[0].reset"),
+    ]
+    assert sorted(callers(engine, "sym://typescript/type/lib/cache/Entry#fetch")) == [
+        ("app/use.ts", 6, "useIt", "exact", "found.fetch"),  # `= cache.find("k")!`: `Entry | undefined`
+        ("app/use.ts", 9, "useIt", "exact", "item.fetch"),  # for (const item of more)
+        ("lib/cache.ts", 29, "Cache.resetAll", "exact", "y.fetch"),  # this.items.filter(...).map((y) =>
+    ]
+    assert ("lib/cache.ts", 20, "Cache.find", "exact", "e.isIdle") in callers(
+        engine, "sym://typescript/type/lib/cache/Entry#isIdle"
+    )

@@ -41,26 +41,34 @@
 (required_parameter
   pattern: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type
-                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (readonly_type (array_type) @typed.type)
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed
 (optional_parameter
   pattern: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type
-                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (readonly_type (array_type) @typed.type)
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type
-                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (readonly_type (array_type) @typed.type)
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @typed.field
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type
-                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (readonly_type (array_type) @typed.type)
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
@@ -70,15 +78,18 @@
   (accessibility_modifier)
   pattern: (identifier) @typed.this
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                          (nested_type_identifier) @typed.type
-                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])) @reference.typed
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (readonly_type (array_type) @typed.type)
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed
 
 ; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
 ; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
 ; field for the whole class (@typed.this)
 (variable_declarator
   name: (identifier) @typed.name
-  value: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
+  value: [(call_expression function: [(identifier) (member_expression)] @typed.call)
+          (non_null_expression (call_expression function: [(identifier) (member_expression)] @typed.call))]) @reference.typed
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
   right: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
@@ -89,16 +100,28 @@
 ; what a function or method returns, as its annotation names it (@reference.returns: the definition)
 (function_declaration
   return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
-                                 (nested_type_identifier) @returns.type])) @reference.returns
+                                 (nested_type_identifier) @returns.type (array_type) @returns.type
+                                 (readonly_type (array_type) @returns.type)
+                                 (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                              (array_type) @returns.type])])) @reference.returns
 (method_definition
   return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
-                                 (nested_type_identifier) @returns.type])) @reference.returns
+                                 (nested_type_identifier) @returns.type (array_type) @returns.type
+                                 (readonly_type (array_type) @returns.type)
+                                 (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                              (array_type) @returns.type])])) @reference.returns
 (function_signature
   return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
-                                 (nested_type_identifier) @returns.type])) @reference.returns
+                                 (nested_type_identifier) @returns.type (array_type) @returns.type
+                                 (readonly_type (array_type) @returns.type)
+                                 (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                              (array_type) @returns.type])])) @reference.returns
 (method_signature
   return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
-                                 (nested_type_identifier) @returns.type])) @reference.returns
+                                 (nested_type_identifier) @returns.type (array_type) @returns.type
+                                 (readonly_type (array_type) @returns.type)
+                                 (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                              (array_type) @returns.type])])) @reference.returns
 
 ; what a function hands its callbacks (@reference.callback: a parameter typed by a function type;
 ; @callback.param one of that type's parameters, @callback.type its type): `operate(init: (source:
@@ -117,6 +140,9 @@
         pattern: (identifier)
         type: (type_annotation [(type_identifier) @callback.type (generic_type name: (_) @callback.type)
                                 (nested_type_identifier) @callback.type])) @callback.param)))) @reference.callback
+
+; `for (const q of queries)`: `q` is an element of `queries` (@typed.of), as `queries.forEach((q) => ...)` reads it
+(for_in_statement left: (identifier) @typed.name "of" right: (_) @typed.of) @reference.typed
 
 ; an arrow function's untyped parameter: when the function is an argument of a call or `new`, the parser
 ; types it by what the callee hands that callback (above). Matched alone, the parser looking up the call:
