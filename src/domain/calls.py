@@ -960,6 +960,7 @@ def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Ca
     out: list[Candidate] = []
     segment.memo[key] = out
     function, _, param = text.removeprefix(PARAMETER).rpartition(":")
+    param, _, default = param.partition("=")
     symbol = segment.symbol_of(ctx.path, function)
     if symbol is None or symbol.kind not in _FUNCTIONS or param not in symbol.params:
         return out
@@ -993,10 +994,36 @@ def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Ca
                         found.extend(_receiver_classes(type_text, call, call_ctx, segment))
     finally:
         segment.memo[_PARAMETERS_BUSY] = False
+    if default:  # `policy=compat32`: what the function gets when a call leaves it out
+        # the file's whole context: a caller's may hold only the imports its calls need
+        where = (segment.context_of(ctx.path) if segment.context_of is not None else None) or ctx
+        found.extend(
+            _receiver_classes(default, Edge(kind=EdgeKind.CALL, caller=function, line=0, column=0, name="",
+                                            text=""), where, segment)
+            or _imported_variable_classes(default, where, segment)
+        )  # fmt: skip
     classes = list(dict.fromkeys(c for c in found if c.kind in _CONTAINERS))
     if len(classes) <= MAX_PARAMETER_CLASSES:
         out.extend(classes)
     return out
+
+
+def _imported_variable_classes(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """The classes of a module-level variable a ``from`` import of the file binds (``from ._policybase
+    import compat32`` with ``compat32 = Compat32()`` there: its RETURN edge, alias "var")."""
+    imp = ctx.imports.get(name)
+    if imp is None or not imp.name or segment.returns is None or segment.context_of is None:
+        return []
+    spec, exact = module_spec(imp.text, ctx)
+    found: list[Candidate] = []
+    for (path, qualname), texts in segment.returns(imp.name).items():
+        where = segment.context_of(path) if qualname == imp.name else None
+        if where is None or not _module_score(where.module, spec, exact, _partial(imp.text)):
+            continue
+        for text in texts:
+            if text.startswith("#var "):
+                found.extend(_value_classes(text.removeprefix("#var "), "", where, segment))
+    return list(dict.fromkeys(found))
 
 
 def _class_of_enclosing_function(

@@ -601,7 +601,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
     module_variables: list[str] = []  # the names module-level statements assign
     class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
+    param_defaults: dict[tuple[str, str], ast.expr] = {}  # (function, untyped parameter) -> its default
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
+    starred_t = ast.Starred
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
         ast.Return,
@@ -877,6 +879,18 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 for default in (*node.args.defaults, *node.args.kw_defaults):
                     if type(default) is name_t:
                         read_in[id(default)] = where
+                positional = [*node.args.posonlyargs, *node.args.args]
+                function = owner[node.lineno]
+                for param, default in (
+                    *zip(
+                        positional[len(positional) - len(node.args.defaults) :],
+                        node.args.defaults,
+                        strict=True,
+                    ),
+                    *zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True),
+                ):
+                    if param.annotation is None and (type(default) is name_t or type(default) is call_t):
+                        param_defaults[(function, param.arg)] = default  # `policy=compat32`
             if node.returns is not None:  # the annotation first: it is what the function promises
                 where = owner[node.lineno]
                 annotated = [
@@ -920,6 +934,22 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 edges.append(
                     (IMPORT, owner[node.lineno], node.lineno, node.col_offset, a.name, module, alias)
                 )
+
+    def parameter_text(function: str, param: str) -> str:
+        """``(param)F:p``, and ``=T`` when its default is of a known class: a constructor call, a typed
+        module-level variable of the file, a variable a ``from`` import binds (typed in its module)."""
+        default = param_defaults.get((function, param)) if param_defaults else None
+        text = ""
+        if type(default) is name_t:
+            name = default.id
+            text = next((t for t in types.get(("", name), ()) if "(" not in t), "")
+            if not text and name in from_imported and not _is_class_name(name):
+                text = name  # `from ._policybase import compat32`: `compat32 = Compat32()` there
+        elif default is not None:
+            made = made_by(default)  # type: ignore[arg-type]
+            text = made if not made.endswith(_MADE) else ""
+        return f"{PARAMETER}{function}:{param}" + (f"={text}" if text and "|" not in text else "")
+
     for key, source in copies:
         if key in types:
             continue
@@ -930,7 +960,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             types[key] = [source[1]]
         elif source in untyped_params and source[0].endswith(".__init__") and source[1] not in _SELF_NAMES:
             # `self.buffer = buffer` in `__init__`: typed, when asked, by what the constructor calls pass
-            types[key] = [f"{PARAMETER}{source[0]}:{source[1]}"]
+            types[key] = [parameter_text(*source)]
     for function, names in returned_calls.items():  # `return cls(...)` of `cls = _PreciseSelector`
         aliased = [c for name in names for c in class_aliases.get((function, name), ())]
         if aliased:
@@ -1048,43 +1078,42 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         where = caller
         while True:
             if (where, variable) in untyped_params:
-                return f"{PARAMETER}{where}:{variable}"
+                return parameter_text(where, variable)
             if (where, variable) in assigned or not where:
                 return ""
             where = where.rsplit(".", 1)[0] if "." in where else ""
             while where and where in classes:
                 where = where.rsplit(".", 1)[0] if "." in where else ""
 
+    # the names some scope of the file types: an argument of another name is of no known class
+    typed_names = frozenset(variable for _, variable in types) | consensus.keys()
+
     def argument_type(arg: Any, caller: str) -> str:
-        """What a call passes, when the walk knows its class: ``self``, a typed variable (not another
-        untyped parameter: one level), a constructor call, a field the class types."""
+        """What a call passes, when the walk knows its class: ``self``, a variable typed by a class (not
+        by a call's value, nor another untyped parameter: one level), a constructor call, a field the
+        class types so (most arguments are none of these: each kind is ruled out by a look-up first)."""
         kind = type(arg)
         if kind is name_t:
-            if arg.id == "self":
+            variable = arg.id
+            if variable == "self":
                 return "self" if class_of(caller) else ""
-            memo = receivers.get((caller, arg.id))
-            text = receiver_type(caller, arg.id) if memo is None else memo
+            if variable not in typed_names:
+                return ""
+            text = variable_type(caller, variable)
         elif kind is call_t:
+            func = arg.func
+            if type(func) is name_t:
+                if func.id not in classes and not func.id[:1].isupper():
+                    return ""
+            elif type(func) is not attribute_t or not func.attr[:1].isupper():
+                return ""
             made = made_by(arg, caller)
             return made if made and not made.endswith(_MADE) else ""  # a class, not any call's value
         elif kind is attribute_t and type(arg.value) is name_t and arg.value.id == "self":
             text = "|".join(types.get((class_of(caller), f"self.{arg.attr}"), ())[:3])
         else:
             return ""
-        return text if PARAMETER not in text else "|".join(t for t in text.split("|") if PARAMETER not in t)
-
-    def arguments(call: ast.Call, caller: str, line: int, column: int, name: str) -> None:
-        """The ARGUMENT edges of a call: each argument of a known class, by position (alias "0", "1") or
-        keyword (alias "=name"), at the call's own position."""
-        for i, arg in enumerate(call.args):
-            if type(arg) is ast.Starred:
-                break  # the arguments after `*rest` have no known position
-            text = argument_type(arg, caller)
-            if text:
-                edges.append((ARGUMENT, caller, line, column, name, text, str(i)))
-        for keyword in call.keywords:
-            if keyword.arg is not None and (text := argument_type(keyword.value, caller)):
-                edges.append((ARGUMENT, caller, line, column, name, text, f"={keyword.arg}"))
+        return text if "(" not in text else "|".join(t for t in text.split("|") if "(" not in t)
 
     defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     for call in calls:
@@ -1094,41 +1123,59 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             name = func.id
             receiver = LOCAL if name in functions and bound_in(caller, name, defined) else ""
             # `def f(sub_debug=sub_debug): sub_debug()` calls the parameter, not the function
-            edges.append((CALL, caller, func.lineno, func.col_offset, name, name, receiver))
-            if call.args or call.keywords:
-                arguments(call, caller, func.lineno, func.col_offset, name)
-            continue
-        if type(func) is not attribute_t:
+            line, column = func.lineno, func.col_offset
+            edges.append((CALL, caller, line, column, name, name, receiver))
+        elif type(func) is not attribute_t:
             continue  # `f()()`, `a[0]()`: no name to resolve
-        name = func.attr
-        line = func.end_lineno or func.lineno
-        column = max(0, (func.end_col_offset or 0) - len(name))
-        value = func.value
-        if type(value) is name_t:  # most are `x.m()`
-            text = f"{value.id}.{name}"
-            memo = receivers.get((caller, value.id))  # `receiver_type`'s memo, read here: a third of
-            receiver = receiver_type(caller, value.id) if memo is None else memo  # the calls ask again
         else:
-            text = _callee(func)
-            dots = text.count(".")
-            if dots == 1:
-                receiver = receiver_type(caller, text.split(".", 1)[0])
-            elif dots == 2:
-                head, field, _ = text.split(".")
-                receiver = "|".join(types.get((class_of(caller), f"{head}.{field}"), ())[:3])
-                if not receiver and head not in _SELF_NAMES and head.isidentifier():
-                    # `out.flags.unset_all()` with `out: Output`: the field `flags` of out's classes
-                    held = receiver_type(caller, head)
-                    receiver = "|".join(f"{t}:{field}" for t in held.split("|") if t) if held else ""
+            name = func.attr
+            line = func.end_lineno or func.lineno
+            column = max(0, (func.end_col_offset or 0) - len(name))
+            value = func.value
+            if type(value) is name_t:  # most are `x.m()`
+                text = f"{value.id}.{name}"
+                memo = receivers.get((caller, value.id))  # `receiver_type`'s memo, read here: a third of
+                receiver = receiver_type(caller, value.id) if memo is None else memo  # the calls ask again
             else:
-                receiver = ""
-            if not receiver and type(value) is call_t:
-                receiver = made_by(value)  # `Service(store).fetch()`, `self.make().fetch()`
-                if receiver.endswith("()"):
-                    receiver = concrete(receiver, caller)
-        edges.append((CALL, caller, line, column, name, text, receiver))
-        if call.args or call.keywords:
-            arguments(call, caller, line, column, name)
+                text = _callee(func)
+                dots = text.count(".")
+                if dots == 1:
+                    receiver = receiver_type(caller, text.split(".", 1)[0])
+                elif dots == 2:
+                    head, field, _ = text.split(".")
+                    receiver = "|".join(types.get((class_of(caller), f"{head}.{field}"), ())[:3])
+                    if not receiver and head not in _SELF_NAMES and head.isidentifier():
+                        # `out.flags.unset_all()` with `out: Output`: the field `flags` of out's classes
+                        held = receiver_type(caller, head)
+                        receiver = "|".join(f"{t}:{field}" for t in held.split("|") if t) if held else ""
+                else:
+                    receiver = ""
+                if not receiver and type(value) is call_t:
+                    receiver = made_by(value)  # `Service(store).fetch()`, `self.make().fetch()`
+                    if receiver.endswith("()"):
+                        receiver = concrete(receiver, caller)
+            edges.append((CALL, caller, line, column, name, text, receiver))
+        # ARGUMENT edges: each argument of a known class, by position (alias "0", "1") or keyword (alias
+        # "=name"), at the call's own position (most arguments are ruled out by their node's type or name)
+        passed: list[Any] = call.args
+        for i, arg in enumerate(passed):
+            kind = type(arg)
+            if kind is name_t:
+                if arg.id != "self" and arg.id not in typed_names:
+                    continue
+            elif kind is attribute_t:
+                if type(arg.value) is not name_t or arg.value.id != "self":
+                    continue
+            elif kind is starred_t:
+                break  # the arguments after `*rest` have no known position
+            elif kind is not call_t:
+                continue
+            text = argument_type(arg, caller)
+            if text:
+                edges.append((ARGUMENT, caller, line, column, name, text, str(i)))
+        for keyword in call.keywords:
+            if keyword.arg is not None and (text := argument_type(keyword.value, caller)):
+                edges.append((ARGUMENT, caller, line, column, name, text, f"={keyword.arg}"))
     for node in values:
         caller = read_in.get(id(node), owner[node.lineno]) if read_in else owner[node.lineno]
         if type(node) is name_t:

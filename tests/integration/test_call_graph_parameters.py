@@ -47,9 +47,12 @@ class D(A):
 
 class E(A):
     pass
+
+
+default_parser = Parser()
 """,
     "pkg/dist.py": """\
-from .opts import Parser, B, C, D, E
+from .opts import Parser, B, C, D, E, default_parser
 
 
 class Dist:
@@ -110,6 +113,18 @@ def run(data):
     many(D())
     many(E())
     outer(Parser())
+
+
+class Message:
+    def __init__(self, policy=default_parser):
+        self.policy = policy
+
+    def store(self):
+        self.policy.set_table(5)  # 69: the default, a variable another module types
+
+
+def fold(policy=Parser()):
+    policy.set_table(6)  # 73: the default, a constructor call
 """,
     "pkg/use.py": """\
 from .dist import show
@@ -162,6 +177,12 @@ def test_a_field_set_from_a_parameter_in_init_and_a_property_returning_it(engine
     assert ("pkg/dist.py", 30, "Wrapper.write") not in callers(
         engine, "sym://python/type/pkg/opts/Other#set_table"
     )
+
+
+def test_a_parameters_default_value_types_it_too(engine: trifecta.Engine) -> None:
+    found = callers(engine, "sym://python/type/pkg/opts/Parser#set_table")
+    assert ("pkg/dist.py", 69, "Message.store") in found  # `policy=default_parser`, `Parser()` in opts
+    assert ("pkg/dist.py", 73, "fold") in found  # `policy=Parser()`
 
 
 def test_unknown_arguments_too_many_classes_and_a_second_level_stay_unsure(engine: trifecta.Engine) -> None:
