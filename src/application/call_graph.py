@@ -58,6 +58,8 @@ from ..domain.calls import (
     bound_imports,
     callee_parts,
     calls_target,
+    external_bases,
+    names_external,
     relation,
     resolve_edge,
     star_imports,
@@ -267,7 +269,8 @@ class CallGraph:
             parts = callee_parts(edge.text)
             heads.update(parts[:1])
             for type_text in edge.alias.split("|") if edge.alias else ():
-                heads.update(part.split("(", 1)[0] for part in callee_parts(type_text)[:1])  # `make().m()`
+                # `make().m()`; `T:field` (a field of a variable's type)
+                heads.update(re.split(r"[(:]", part, maxsplit=1)[0] for part in callee_parts(type_text)[:1])
         imports: dict[str, list[Edge]] = {p: [] for p in todo}
         for start in range(0, len(todo), 500):
             chunk = todo[start : start + 500]
@@ -345,6 +348,13 @@ class CallGraph:
         # by the targets' identity (a name's matches are one tuple for all its calls), each kept alive here so
         # that its id is not reused
         reaches: dict[int, tuple[tuple[Candidate, ...], bool]] = {}
+        # TypeScript: a method of a class that extends a built-in (`DraftMap extends Map`) is reached by the
+        # calls on a receiver typed by that base (`copy_: Map<any, any>`, `copy_.set()`)
+        outside = external_bases(asked, self.segment) if related else frozenset()
+        base = Candidate(
+            path="", qualname=f"{min(outside, default='')}.{symbol.name}", kind=symbol.kind, module=()
+        )
+        BASE = Relation.BASE
         for call_path, edge in calls:
             resolved = resolve_edge(edge, calling[call_path], self.segment)
             known = reaches.get(id(resolved.targets))
@@ -353,7 +363,17 @@ class CallGraph:
                     resolved.targets,
                     any(t.path == path and t.qualname == symbol.qualname for t in resolved.targets),
                 )
-            if known[1]:
+            if (
+                outside
+                and resolved.resolution not in SURE
+                and edge.kind is EdgeKind.CALL
+                and edge.alias
+                and names_external(edge.alias, outside, edge, calling[call_path], self.segment)
+            ):  # the built-in base's method, in place of the methods of that name
+                family.append(
+                    (call_path, edge, Resolved(resolution=Resolution.EXACT, targets=(base,)), base, BASE)
+                )
+            elif known[1]:
                 found.append((call_path, edge, resolved))
             elif related and resolved.resolution in SURE:
                 for t in resolved.targets:
@@ -1000,6 +1020,15 @@ def _word_at(text: str, column: int | None) -> tuple[int, str] | None:
     return None
 
 
+def _dotted(path: str, qualname: str) -> list[str]:
+    """A definition's dotted name with its module's: `shlex.py` + `quote` -> shlex.quote, `json/__init__.py`
+    + `dumps` -> json.dumps, `pkg/store.go` + `Store.Load` -> pkg.store.Store.Load."""
+    module = [part for part in path.rsplit(".", 1)[0].split("/") if part]
+    if module and module[-1] == "__init__":
+        module.pop()
+    return [*module, *qualname.split(".")]
+
+
 def answer_graph_question(
     reader: IndexReader, rules: Mapping[str, PathRules], question: GraphQuestion, limit: int = 50
 ) -> list[tuple[str, str, int, str]]:
@@ -1010,15 +1039,27 @@ def answer_graph_question(
     graph = CallGraph(reader, rules)
     parts = question.target.split(".")
     found: list[tuple[str, str, int, str]] = []
+    # `Store.load` by its qualified name, `shlex.quote` by its module's too (a function of shlex.py, whose
+    # callers in its own module call it by its bare name, as no import says)
     definitions = [
         (p, s)
         for p, s in reader.find_symbols(name=parts[-1])
-        if s.qualname.split(".")[-len(parts) :] == parts
+        if s.qualname.split(".")[-len(parts) :] == parts or _dotted(p, s.qualname)[-len(parts) :] == parts
     ]
-    if definitions and (len(parts) == 1 or any(s.qualname == question.target for _, s in definitions)):
+    if definitions and (
+        len(parts) == 1
+        or any(
+            s.qualname == question.target or _dotted(p, s.qualname)[-len(parts) :] == parts
+            for p, s in definitions
+        )
+    ):
         for path, symbol in definitions:
+            # a call matched by its name alone says nothing of a module the question names (`x.dumps()` is
+            # not json.dumps), where a class's method may be called on a receiver of no known type
+            by_module = symbol.qualname.split(".")[-len(parts) :] != parts
             for call_path, edge, resolved in graph.callers(path, symbol):
-                found.append((call_path, edge.caller, edge.line, resolved.resolution.value))
+                if not by_module or resolved.resolution in SURE:
+                    found.append((call_path, edge.caller, edge.line, resolved.resolution.value))
     else:
         aliases = {e.alias for _, e in reader.edges(names=[parts[-1]], kinds=[EdgeKind.IMPORT]) if e.alias}
         calls = reader.edges(names=sorted({parts[-1], *aliases}), kinds=[EdgeKind.CALL])

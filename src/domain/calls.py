@@ -59,6 +59,7 @@ import attrs
 from .code import Symbol, SymbolKind
 
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+_ECMASCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 class EdgeKind(enum.StrEnum):
@@ -919,8 +920,9 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         return _callback_classes(type_text, edge.caller, ctx, segment)
     if type_text.startswith(PARAMETER) and type_text.count(":") == 1:
         return _parameter_classes(type_text, ctx, segment)
-    if ":" in type_text and ctx.path.endswith(_PYTHON_SUFFIXES):
-        # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`)
+    if ":" in type_text and ctx.path.endswith((*_PYTHON_SUFFIXES, *_ECMASCRIPT_SUFFIXES)):
+        # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`);
+        # TypeScript's: a class's or an interface's field (`state.copy_`, `state: MapState`)
         held, _, field = type_text.rpartition(":")
         return list(
             dict.fromkeys(
@@ -1059,6 +1061,86 @@ def _value_member(
     if receiver in ctx.self_names:
         receiver = edge.caller.rpartition(".")[0] if not edge.alias else ""
     return tuple(by_place.get((ctx.path, f"{receiver}.{edge.name}"), ())) if receiver else ()
+
+
+_NAME = re.compile(r"[\w$]+")
+
+
+def external_bases(method: Candidate, segment: Segment) -> frozenset[str]:
+    """TypeScript, JavaScript: the bases of a method's class (and of its bases, up) that name no class of
+    the segment, by name (`Map` of `class DraftMap extends Map`: a built-in), when the method's is a
+    class of those languages; a call on a receiver of such a type may run the method, as the language
+    server's references count it."""
+    cls = owner_class(method, segment)
+    if cls is None or not cls.path.endswith(_ECMASCRIPT_SUFFIXES) or segment.context_of is None:
+        return frozenset()
+    out: set[str] = set()
+    for current in _class_and_bases(cls, segment):
+        ctx = segment.context_of(current.path)
+        for base in current.bases:
+            name = base.split("<", 1)[0].strip()
+            if (
+                ctx is not None
+                and _NAME.fullmatch(name)
+                and not _classes_named(name, ctx, segment, current.qualname)
+            ):
+                out.add(name)
+    return frozenset(out)
+
+
+def names_external(
+    type_text: str, names: frozenset[str], edge: Edge, ctx: FileContext, segment: Segment
+) -> bool:
+    """Whether a receiver type the walk recorded (``edge.alias``) is one of ``names`` (``external_bases``):
+    as written (`Map`), through a type alias of the segment (`type AnyMap = Map<any, any>`), through a
+    field's type (`MapState:copy_` where the interface declares `copy_: AnyMap | undefined`)."""
+    key = ("external", ctx.path, edge.caller, type_text, names)
+    if key not in segment.memo:
+        segment.memo[key] = False  # an alias of itself: no
+        segment.memo[key] = any(_names_external(t, names, edge, ctx, segment) for t in type_text.split("|"))
+    found: bool = segment.memo[key]
+    return found
+
+
+def _names_external(text: str, names: frozenset[str], edge: Edge, ctx: FileContext, segment: Segment) -> bool:
+    if segment.returns is None or segment.context_of is None:
+        return False
+    if ":" in text:
+        held, _, field = text.rpartition(":")
+        for cls in _receiver_classes(held, edge, ctx, segment):
+            for current in _class_and_bases(cls, segment):
+                key = (current.path, f"{current.qualname}.{field}")
+                texts = [
+                    t.removeprefix("#field ")
+                    for t in segment.returns(field).get(key, ())
+                    if t.startswith("#field ")
+                ]
+                where = segment.context_of(current.path)
+                if texts and where is not None:
+                    if any(names_external(t, names, edge, where, segment) for t in texts):
+                        return True
+                    break
+        return False
+    if not _NAME.fullmatch(text):
+        return False
+    if text in names:
+        return not _classes_named(text, ctx, segment)
+    aliases = _through_import([text], ctx, segment, frozenset({SymbolKind.TYPE}))
+    targets = (
+        list(aliases.targets)
+        if aliases is not None
+        else [c for c in segment.lookup(text) if c.kind is SymbolKind.TYPE and c.path == ctx.path]
+    )
+    for target in targets:
+        where = segment.context_of(target.path)
+        for t in segment.returns(text).get((target.path, target.qualname), ()):
+            if (
+                t.startswith("#alias ")
+                and where is not None
+                and names_external(t.removeprefix("#alias "), names, edge, where, segment)
+            ):
+                return True
+    return False
 
 
 def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:

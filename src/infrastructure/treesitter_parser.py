@@ -208,6 +208,7 @@ def _edges(
     callbacks: dict[int, list[tuple[str, str]]] = {}
     pending: list[tuple[int, dict[str, list[ts.Node]]]] = []  # names read as values
     declared_at: dict[int, ts.Node] = {}  # a typed variable's start byte -> its declaration
+    type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
     for pattern, captures in matches:
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
@@ -253,6 +254,9 @@ def _edges(
             declared_at[start] = captures["reference.typed"][0]
             if "typed.this" in captures:
                 in_method.add(start)
+            continue
+        if "reference.alias" in captures:
+            type_aliases.append((_text(captures["alias.name"][0]), _text(captures["alias.type"][0])))
             continue
         if "reference.value" in captures:  # kept once the file's names are known (most are variables)
             pending.append((pattern, captures))
@@ -373,6 +377,12 @@ def _edges(
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
             made = _element_of(made, receiver, local_types, types, around, start) or made
+            if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
+                # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
+                held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
+                    _receiver_type(types, around, field.group(1)) if types else ""
+                )
+                made = f"{held}:{field.group(2)}" if held and not _NOT_HELD.search(held) else ""
             if not made and receiver == "this" and not _in_class(caller, classes):
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
@@ -400,6 +410,11 @@ def _edges(
         Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=t, alias="var")
         for start, (variable, t) in typed.items()
         if types.get(("", variable)) == t and _module_level(declared_at[start])
+    )
+    # a module's type aliases (`type AnyMap = Map<any, any>`), as Python's `Base = _Base`: alias "alias"
+    out.extend(
+        Edge(kind=EdgeKind.RETURN, caller=name, line=0, column=0, name=name, text=t, alias="alias")
+        for name, t in type_aliases
     )
     # what a class's fields hold, for the methods of the classes that inherit them (`this.source.subscribe()`
     # where `source` is declared in a base class): RETURN edges of `Class.field`, alias "field"
@@ -655,6 +670,8 @@ _ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|ever
 _ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
 _ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift"})
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
+_FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a variable's field
+_NOT_HELD = re.compile(r"[#:]")  # a type no field is read from (a callback's, a field's own)
 _SUBSCRIPT = re.compile(r"(.+)\[[^\[\]]*\][!?]*")
 
 

@@ -76,6 +76,7 @@ def test_receivers_typed_in_callbacks_private_fields_and_module_variables_passed
         ("app/spec.ts", 7, "", "exact", "thing.save"),
         ("lib/client.ts", 13, "Client.flush", "exact", "this.#store.save"),
         ("lib/client.ts", 21, "Client.sync", "exact", "this.#peer.cache().save"),  # what cache() returns
+        ("lib/client.ts", 30, "Keeper.keep", "exact", "store.save"),  # `const store = this.#store`
     ]
     assert callers(engine, "sym://typescript/type/lib/online/Online#setOnline") == [
         ("app/spec.ts", 11, "", "exact", "thing.setOnline"),
@@ -101,4 +102,21 @@ def test_array_elements_are_typed_by_the_arrays_element_type(engine: trifecta.En
     ]
     assert ("lib/cache.ts", 20, "Cache.find", "exact", "e.isIdle") in callers(
         engine, "sym://typescript/type/lib/cache/Entry#isIdle"
+    )
+
+
+def test_a_method_overriding_a_built_in_bases_is_reached_by_calls_on_that_base(
+    engine: trifecta.Engine,
+) -> None:
+    # lib/draft.ts: `class DraftMap extends Map { set() }`; `type AnyMap = Map<any, any>`; `interface MapState
+    # { copy_: AnyMap | undefined; seen_: Map<string, boolean> }`; `touch(state: MapState, plain: AnyMap,
+    # other: Other)`: `other.set()` is Other's, never Map's
+    hits = engine.callers("sym://typescript/type/lib/draft/DraftMap#set").to_dict()["data"]["hits"]
+    assert [(h["line"], h["resolution"], h["callee"], h.get("related"), h.get("reaches")) for h in hits] == [
+        (16, "exact", "state.copy_!.set", "base", "Map.set"),  # a field of an interface, a type alias of Map
+        (17, "exact", "state.seen_.set", "base", "Map.set"),
+        (18, "exact", "plain.set", "base", "Map.set"),
+    ]
+    assert ("lib/draft.ts", 19, "touch", "exact", "other.set") in callers(
+        engine, "sym://typescript/type/lib/draft/Other#set"
     )

@@ -70,3 +70,12 @@ def test_other_questions_do_not_ask_the_graph(engine) -> None:
     data = search(engine, "how does the service fetch a key")
     assert "graph" not in data["plan"]
     assert all(h["match_type"] != "call" for h in data["hits"])
+
+
+def test_a_function_named_with_its_module_is_found_with_its_callers_in_that_module(engine) -> None:
+    # `store.normalize`: Store.load calls it by its bare name in store.py (no import says so), Service.fetch
+    # through `from .store import normalize as norm`
+    data = search(engine, "who calls store.normalize")
+    callers = sorted(h["symbol"] for h in data["hits"] if h["match_type"] == "call")
+    assert callers == ["Service.fetch", "Store.load"]
+    assert data["plan"]["graph"]["resolutions"] == {"exact": 1, "import": 1}

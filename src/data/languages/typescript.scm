@@ -73,6 +73,27 @@
   name: [(property_identifier) (private_property_identifier)] @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
 
+; an interface's property (`copy_: AnyMap | undefined`) types it for the receivers typed by the interface
+(interface_body (property_signature
+  name: (property_identifier) @typed.field
+  type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                          (nested_type_identifier) @typed.type (array_type) @typed.type
+                          (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                                       (array_type) @typed.type])])) @reference.typed)
+
+; a module's type alias of one type (`type AnyMap = Map<any, any>`: @alias.name is @alias.type)
+(program (type_alias_declaration
+  name: (type_identifier) @alias.name
+  value: [(type_identifier) @alias.type (generic_type name: (type_identifier) @alias.type)]) @reference.alias)
+(program (export_statement (type_alias_declaration
+  name: (type_identifier) @alias.name
+  value: [(type_identifier) @alias.type (generic_type name: (type_identifier) @alias.type)]) @reference.alias))
+
+; a variable that holds a field (`const queryCache = this.#queryCache`): typed as the field is, when asked
+(variable_declarator
+  name: (identifier) @typed.name
+  value: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)]) @typed.type) @reference.typed
+
 ; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`) types the field
 (required_parameter
   (accessibility_modifier)
