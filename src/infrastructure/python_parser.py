@@ -601,9 +601,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
     module_variables: list[str] = []  # the names module-level statements assign
     class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
-    param_defaults: dict[tuple[str, str], ast.expr] = {}  # (function, untyped parameter) -> its default
+    defaults_of: dict[str, ast.arguments] = {}  # a function with default values -> its parameters
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
-    starred_t = ast.Starred
+    starred_t, constant_t = ast.Starred, ast.Constant
     attribute_t, return_t, def_t, async_def_t = (
         ast.Attribute,
         ast.Return,
@@ -675,12 +675,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 and class_of(where)
                 and class_of(where) not in metaclasses
             ):
-                return class_of(where)
+                return _SELF_TYPE  # the class the classmethod is called on (`FastLookup.make()`), as `self`
             returned_calls.setdefault(where, []).append(func.id)  # `cls = _PreciseSelector; return cls()`
         if type(func) is call_t and type(func.func) is name_t and func.func.id == "type":
-            return class_of(where)  # `type(self)(...)`
+            return _SELF_TYPE if class_of(where) else ""  # `type(self)(...)`
         if type(func) is attribute_t and func.attr == "__class__":
-            return class_of(where)
+            return _SELF_TYPE if class_of(where) else ""
         return made_by(value)
 
     def returned_items(value: ast.Tuple, where: str) -> None:
@@ -879,18 +879,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 for default in (*node.args.defaults, *node.args.kw_defaults):
                     if type(default) is name_t:
                         read_in[id(default)] = where
-                positional = [*node.args.posonlyargs, *node.args.args]
-                function = owner[node.lineno]
-                for param, default in (
-                    *zip(
-                        positional[len(positional) - len(node.args.defaults) :],
-                        node.args.defaults,
-                        strict=True,
-                    ),
-                    *zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True),
-                ):
-                    if param.annotation is None and (type(default) is name_t or type(default) is call_t):
-                        param_defaults[(function, param.arg)] = default  # `policy=compat32`
+                defaults_of[owner[node.lineno]] = node.args  # `policy=compat32`: read when asked
             if node.returns is not None:  # the annotation first: it is what the function promises
                 where = owner[node.lineno]
                 annotated = [
@@ -938,15 +927,29 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     def parameter_text(function: str, param: str) -> str:
         """``(param)F:p``, and ``=T`` when its default is of a known class: a constructor call, a typed
         module-level variable of the file, a variable a ``from`` import binds (typed in its module)."""
-        default = param_defaults.get((function, param)) if param_defaults else None
+        arguments = defaults_of.get(function) if defaults_of else None
+        default: ast.expr | None = None
+        if arguments is not None:
+            positional = [*arguments.posonlyargs, *arguments.args]
+            pairs = zip(
+                positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+            )
+            default = next((d for a, d in pairs if a.arg == param), None) or next(
+                (
+                    d
+                    for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+                    if a.arg == param
+                ),
+                None,
+            )
         text = ""
         if type(default) is name_t:
             name = default.id
             text = next((t for t in types.get(("", name), ()) if "(" not in t), "")
             if not text and name in from_imported and not _is_class_name(name):
                 text = name  # `from ._policybase import compat32`: `compat32 = Compat32()` there
-        elif default is not None:
-            made = made_by(default)  # type: ignore[arg-type]
+        elif type(default) is call_t:
+            made = made_by(default)
             text = made if not made.endswith(_MADE) else ""
         return f"{PARAMETER}{function}:{param}" + (f"={text}" if text and "|" not in text else "")
 
@@ -1085,8 +1088,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             while where and where in classes:
                 where = where.rsplit(".", 1)[0] if "." in where else ""
 
-    # the names some scope of the file types: an argument of another name is of no known class
-    typed_names = frozenset(variable for _, variable in types) | consensus.keys()
+    # the names and `self` fields some scope of the file types by a class: an argument of another name
+    # is of no known class (the look-ups that rule most arguments out)
+    typed_names = {v for (_, v), names in types.items() if names and (len(names) > 1 or "(" not in names[0])}
+    typed_names.update(consensus)
+    typed_fields = {v[5:] for v in typed_names if v[:5] == "self."}
+    typed_names.add("self")
 
     def argument_type(arg: Any, caller: str) -> str:
         """What a call passes, when the walk knows its class: ``self``, a variable typed by a class (not
@@ -1109,7 +1116,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 return ""
             made = made_by(arg, caller)
             return made if made and not made.endswith(_MADE) else ""  # a class, not any call's value
-        elif kind is attribute_t and type(arg.value) is name_t and arg.value.id == "self":
+        elif (
+            kind is attribute_t
+            and arg.attr in typed_fields
+            and type(arg.value) is name_t
+            and arg.value.id == "self"
+        ):
             text = "|".join(types.get((class_of(caller), f"self.{arg.attr}"), ())[:3])
         else:
             return ""
@@ -1158,17 +1170,26 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         # ARGUMENT edges: each argument of a known class, by position (alias "0", "1") or keyword (alias
         # "=name"), at the call's own position (most arguments are ruled out by their node's type or name)
         passed: list[Any] = call.args
-        for i, arg in enumerate(passed):
+        for i, arg in enumerate(passed) if passed else ():
             kind = type(arg)
             if kind is name_t:
-                if arg.id != "self" and arg.id not in typed_names:
+                if arg.id not in typed_names:
+                    continue
+            elif kind is constant_t:
+                continue
+            elif kind is call_t:
+                func = arg.func
+                if type(func) is name_t:
+                    if func.id not in classes and not func.id[:1].isupper():
+                        continue  # `len(x)`: not a constructor
+                elif type(func) is not attribute_t or not func.attr[:1].isupper():
                     continue
             elif kind is attribute_t:
-                if type(arg.value) is not name_t or arg.value.id != "self":
+                if arg.attr not in typed_fields:
                     continue
             elif kind is starred_t:
                 break  # the arguments after `*rest` have no known position
-            elif kind is not call_t:
+            else:
                 continue
             text = argument_type(arg, caller)
             if text:

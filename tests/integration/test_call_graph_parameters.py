@@ -126,6 +126,27 @@ class Message:
 def fold(policy=Parser()):
     policy.set_table(6)  # 73: the default, a constructor call
 """,
+    "pkg/made.py": """\
+class Lookup:
+    @classmethod
+    def make(cls, source):
+        return cls(source)
+
+    def __init__(self, source):
+        self.source = source
+
+    def names(self):
+        return []
+
+
+class FastLookup(Lookup):
+    def names(self):
+        return [1]
+
+
+def run(root):
+    return FastLookup.make(root).names()  # 19: the class `make` is called on, not the one defining it
+""",
     "pkg/use.py": """\
 from .dist import show
 from .opts import Other
@@ -185,6 +206,11 @@ def test_a_parameters_default_value_types_it_too(engine: trifecta.Engine) -> Non
     assert ("pkg/dist.py", 73, "fold") in found  # `policy=Parser()`
 
 
+def test_a_classmethod_returning_cls_gives_the_class_it_is_called_on(engine: trifecta.Engine) -> None:
+    assert callers(engine, "sym://python/type/pkg/made/FastLookup#names") == [("pkg/made.py", 19, "run")]
+    assert callers(engine, "sym://python/type/pkg/made/Lookup#names") == []
+
+
 def test_unknown_arguments_too_many_classes_and_a_second_level_stay_unsure(engine: trifecta.Engine) -> None:
     lines = {line for _, line, _ in callers(engine, "sym://python/type/pkg/opts/Parser#set_table")}
     assert 40 not in lines  # `unknown(data)`: nothing known is passed
@@ -206,5 +232,13 @@ def test_the_walk_records_typed_arguments_and_untyped_parameters_as_receivers() 
     assert (36, "Wrapper", "0", "Parser") in passed  # a constructor call
     assert not any(line in (48, 56) for line, *_ in passed)  # a parameter, an argument of no known class
     receivers = {e.line: e.alias for e in edges if e.kind is EdgeKind.CALL and e.name == "set_table"}
+    other = parse_python(
+        "pkg/x.py", "def f(p=1, q=None, *, r=len([])):\n    p.m(); q.m(); r.m()\n"
+    ).edge_list()
+    assert [e.alias for e in other if e.kind is EdgeKind.CALL and e.name == "m"] == [
+        "(param)f:p",
+        "(param)f:q",
+        "(param)f:r",
+    ]
     assert receivers[11] == "(param)Dist._parse_opts:parser"
     assert receivers[30] == "(param)Wrapper.__init__:buffer"  # the field set from it
