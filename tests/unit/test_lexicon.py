@@ -82,6 +82,8 @@ def test_a_word_is_also_searched_as_the_abbreviation_code_writes(word: str, abbr
         ("donde se borran los directorios", {"borran": "delete", "directorios": "directory"}),
         ("cómo se expanden las variables de entorno", {"expanden": "expand"}),
         ("qué función libera la memoria", {"libera": "release"}),
+        ("dónde se escapan las llaves", {"llaves": "brace"}),  # curly braces, as well as keys
+        ("cómo se recorren los nodos hermanos", {"hermanos": "sibling"}),
     ],
 )
 def test_spanish_questions(query: str, expected: dict[str, str]) -> None:
