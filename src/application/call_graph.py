@@ -341,7 +341,13 @@ class CallGraph:
         )
         found = []
         family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []
-        asked = Candidate(path=path, qualname=symbol.qualname, kind=symbol.kind, module=self.module(path))
+        asked = Candidate(
+            path=path,
+            qualname=symbol.qualname,
+            kind=symbol.kind,
+            module=self.module(path),
+            bases=symbol.bases,
+        )
         # a static member is no class family's (TypeScript's references do not relate statics)
         related = related and symbol.kind is SymbolKind.METHOD and not _STATIC.match(symbol.signature)
         relations: dict[tuple[str, str], Relation | None] = {}

@@ -633,15 +633,31 @@ def owner_class(method: Candidate, segment: Segment) -> Candidate | None:
     )
 
 
+def family_class(method: Candidate, segment: Segment) -> Candidate | None:
+    """The class a method's family is read from: its own, or, for a method of an object literal typed by
+    an interface (TypeScript: `const proto: Pipeable = { pipe() {...} }`, `{...} satisfies I`, a function
+    returning the literal as `I`), whose symbol holds the literal's types as its bases, a class with those
+    bases (the literal implements them, as a class implements its interfaces)."""
+    if method.bases:
+        return Candidate(
+            path=method.path,
+            qualname="{" + ";".join(method.bases) + "}",  # one per file and types (a memo key of bases)
+            kind=SymbolKind.CLASS,
+            module=method.module,
+            bases=method.bases,
+        )
+    return owner_class(method, segment)
+
+
 def overridden(method: Candidate, segment: Segment) -> frozenset[tuple[str, str]]:
     """(path, qualified name) of the method and of every same-named member of its class's bases, all the
     way up (every base, not only the first that defines it: an interface's member is overridden too)."""
-    key = ("overridden", method.path, method.qualname)
+    key = ("overridden", method.path, method.qualname, method.bases)
     if key in segment.memo:
         return segment.memo[key]
     found = {(method.path, method.qualname)}
     segment.memo[key] = frozenset(found)  # a cycle of bases finds nothing more
-    cls = owner_class(method, segment)
+    cls = family_class(method, segment)
     if cls is not None:
         name = method.qualname.rsplit(".", 1)[-1]
         _, by_place = _callables(segment, name)
@@ -1071,7 +1087,7 @@ def external_bases(method: Candidate, segment: Segment) -> frozenset[str]:
     the segment, by name (`Map` of `class DraftMap extends Map`: a built-in), when the method's is a
     class of those languages; a call on a receiver of such a type may run the method, as the language
     server's references count it."""
-    cls = owner_class(method, segment)
+    cls = family_class(method, segment)
     if cls is None or not cls.path.endswith(_ECMASCRIPT_SUFFIXES) or segment.context_of is None:
         return frozenset()
     out: set[str] = set()

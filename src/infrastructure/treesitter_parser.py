@@ -850,7 +850,8 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
         if "bases.of" in captures:
             of = captures["bases.of"][0]
             bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(
-                type_name(_text(b)) for b in captures.get("base", ())
+                [type_name(_text(b)) for b in captures.get("base", ())]
+                + [_GENERICS.sub("", _text(b)).strip() for b in captures.get("base.dotted", ())]
             )
             continue
         label = next((c for c in captures if c.startswith("definition.")), None)
@@ -885,7 +886,11 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
         )
     for key, names in bases.items():
         if key in found:
-            found[key].bases.extend(n for n in names if n not in found[key].bases)
+            # a qualified name (`Queue.Dequeue`, @base.dotted) in place of its last part, which @base took
+            dotted = {n.rsplit(".", 1)[-1] for n in names if "." in n}
+            found[key].bases.extend(
+                n for n in dict.fromkeys(names) if n not in found[key].bases and ("." in n or n not in dotted)
+            )
     return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
 
 

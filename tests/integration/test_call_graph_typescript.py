@@ -55,6 +55,7 @@ def test_an_object_literals_methods_are_the_members_of_the_variable_that_holds_i
     assert callers(engine, "sym://typescript/type/lib/traps/traps#get") == [
         ("lib/traps.ts", 15, "get", "exact", "traps.get"),  # the object's own method, not Handler's
         ("app/wire.ts", 6, "wire", "import", "traps.get"),
+        ("lib/traps.ts", 2, "Handler.get", "exact", "Handler.get"),  # the member it implements (declared)
     ]
     assert callers(engine, "sym://typescript/type/lib/traps/traps#size") == [
         ("lib/traps.ts", 7, "traps.get", "exact", "this.size"),  # `this` in a method: the object
@@ -120,3 +121,46 @@ def test_a_method_overriding_a_built_in_bases_is_reached_by_calls_on_that_base(
     assert ("lib/draft.ts", 19, "touch", "exact", "other.set") in callers(
         engine, "sym://typescript/type/lib/draft/Other#set"
     )
+
+
+def related(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [
+        (h["path"], h["line"], h["callee"], h["use"], h.get("related"), h.get("reaches"))
+        for h in data["data"]["hits"]
+    ]
+
+
+def test_an_object_literals_methods_implement_the_interface_that_types_it(engine: trifecta.Engine) -> None:
+    # lib/proto.ts: `interface Chunk extends P.Pipeable` (a namespace import's interface);
+    # `const ChunkProto: Omit<Chunk, "length"> = { pipe() {...} }`, `{ pipe() {...} } satisfies P.Pipeable`,
+    # `const local: P.Pipeable = { pipe() {...} }`, `make(): P.Inspectable { return { toJSON() {...} } }`,
+    # `class Impl implements P.Pipeable`; `const plain = { pipe() {...} }` is typed by nothing
+    assert related(engine, "sym://typescript/type/lib/pipe/Pipeable#pipe") == [
+        ("lib/proto.ts", 42, "chunk.pipe", "call", None, None),  # Chunk's base, named `P.Pipeable`
+        ("lib/proto.ts", 42, "pipeable.pipe", "call", None, None),
+        ("lib/proto.ts", 42, "local.pipe", "call", "override", "local.pipe"),
+        ("lib/proto.ts", 42, "ChunkProto.pipe", "call", "override", "ChunkProto.pipe"),
+        ("lib/proto.ts", 8, "ChunkProto.pipe", "declaration", "override", "ChunkProto.pipe"),
+        ("lib/proto.ts", 31, "Impl.pipe", "declaration", "override", "Impl.pipe"),
+        ("lib/proto.ts", 38, "local.pipe", "declaration", "override", "local.pipe"),
+        ("lib/proto.ts", 17, "pipe", "declaration", "override", "pipe"),  # `satisfies P.Pipeable`
+    ]
+    assert related(engine, "sym://typescript/type/lib/proto/ChunkProto#pipe") == [
+        ("lib/proto.ts", 42, "ChunkProto.pipe", "call", None, None),
+        ("lib/proto.ts", 42, "chunk.pipe", "call", "base", "Pipeable.pipe"),
+        ("lib/proto.ts", 42, "pipeable.pipe", "call", "base", "Pipeable.pipe"),
+        ("lib/proto.ts", 42, "local.pipe", "call", "sibling", "local.pipe"),
+        ("lib/pipe.ts", 6, "Pipeable.pipe", "declaration", "base", "Pipeable.pipe"),
+        ("lib/proto.ts", 31, "Impl.pipe", "declaration", "sibling", "Impl.pipe"),
+        ("lib/proto.ts", 38, "local.pipe", "declaration", "sibling", "local.pipe"),
+        ("lib/proto.ts", 17, "pipe", "declaration", "sibling", "pipe"),
+    ]
+    assert related(engine, "sym://typescript/type/lib/pipe/Inspectable#toJSON") == [
+        ("lib/proto.ts", 11, "ChunkProto.toJSON", "declaration", "override", "ChunkProto.toJSON"),
+        ("lib/proto.ts", 24, "toJSON", "declaration", "override", "toJSON"),  # what make() returns
+    ]
+    assert related(engine, "sym://typescript/type/lib/proto/plain#pipe") == [
+        ("lib/proto.ts", 42, "plain.pipe", "call", None, None),
+    ]

@@ -32,6 +32,60 @@
 (abstract_class_declaration (class_heritage (extends_clause value: (_) @base))) @bases.of
 (abstract_class_declaration (class_heritage (implements_clause (_) @base))) @bases.of
 (interface_declaration (extends_type_clause (_) @base)) @bases.of
+; @base.dotted keeps a qualifier (`Queue.Dequeue<A>` is `Queue.Dequeue`: a namespace import's member)
+(class_declaration (class_heritage (extends_clause value: (member_expression) @base.dotted))) @bases.of
+(class_declaration (class_heritage (implements_clause [(nested_type_identifier) @base.dotted
+                                                       (generic_type name: (nested_type_identifier) @base.dotted)]))) @bases.of
+(abstract_class_declaration (class_heritage (extends_clause value: (member_expression) @base.dotted))) @bases.of
+(abstract_class_declaration (class_heritage (implements_clause [(nested_type_identifier) @base.dotted
+                                                                (generic_type name: (nested_type_identifier) @base.dotted)]))) @bases.of
+(interface_declaration (extends_type_clause [(nested_type_identifier) @base.dotted
+                                             (generic_type name: (nested_type_identifier) @base.dotted)])) @bases.of
+
+; an object literal's methods implement the type that types the literal, as a class's implement its
+; interfaces (`const proto: Omit<Chunk<unknown>, "length"> = { pipe() {...} }`: `pipe` implements
+; `Chunk.pipe`, which may be a base's): a variable's annotation, `satisfies T`, `as T`, the annotated
+; return of the function that returns the literal. `Omit`, `Pick`, `Partial`, `Readonly`, `Required` type
+; the literal by their first argument
+(variable_declarator
+  type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
+  value: (object (method_definition) @bases.of))
+(variable_declarator
+  type: (type_annotation (generic_type name: (_) @base.dotted))
+  value: (object (method_definition) @bases.of)
+  (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
+(variable_declarator
+  type: (type_annotation (generic_type
+    name: (type_identifier) @_of (#any-of? @_of "Omit" "Pick" "Partial" "Readonly" "Required")
+    type_arguments: (type_arguments . [(type_identifier) @base.dotted (nested_type_identifier) @base.dotted
+                                       (generic_type name: (_) @base.dotted)])))
+  value: (object (method_definition) @bases.of))
+([(satisfies_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
+  (as_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
+  (satisfies_expression (object (method_definition) @bases.of) (generic_type name: (_) @base.dotted))
+  (as_expression (object (method_definition) @bases.of) (generic_type name: (_) @base.dotted))]
+ (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
+([(function_declaration
+    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
+    body: (statement_block (return_statement (object (method_definition) @bases.of))))
+  (function_declaration
+    return_type: (type_annotation (generic_type name: (_) @base.dotted))
+    body: (statement_block (return_statement (object (method_definition) @bases.of))))
+  (method_definition
+    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
+    body: (statement_block (return_statement (object (method_definition) @bases.of))))
+  (method_definition
+    return_type: (type_annotation (generic_type name: (_) @base.dotted))
+    body: (statement_block (return_statement (object (method_definition) @bases.of))))
+  (arrow_function
+    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
+    body: [(parenthesized_expression (object (method_definition) @bases.of))
+           (statement_block (return_statement (object (method_definition) @bases.of)))])
+  (arrow_function
+    return_type: (type_annotation (generic_type name: (_) @base.dotted))
+    body: [(parenthesized_expression (object (method_definition) @bases.of))
+           (statement_block (return_statement (object (method_definition) @bases.of)))])]
+ (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
 
 
 ; receivers' types (domain.calls, rule 3): a typed parameter, variable or field (`Foo | undefined` is a Foo),
