@@ -229,6 +229,17 @@ def _edges(
                     f"{callee}()#{_position(arrow)}.{j}",
                 )
             continue
+        if "typed.from" in captures and "typed.name" in captures:
+            # `const {copy_} = state`: the field `copy_` of what `state` holds (`{state}.copy_`), read where
+            # a call uses it; of `this`, the class's field (`this.copy_`)
+            name = captures["typed.name"][0]
+            held, field = _text(captures["typed.from"][0]), _text((captures.get("typed.key") or [name])[0])
+            typed[name.start_byte] = (
+                _text(name),
+                f"this.{field}" if held == "this" else f"{{{held}}}.{field}",
+            )
+            declared_at[name.start_byte] = captures["reference.typed"][0]
+            continue
         if "reference.typed" in captures and (
             "typed.type" in captures or "typed.call" in captures or "typed.of" in captures
         ):
@@ -376,6 +387,11 @@ def _edges(
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
+            if (taken_from := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
+                held = (_local_type(local_types, taken_from.group(1), start) if local_types else "") or (
+                    _receiver_type(types, around, taken_from.group(1)) if types else ""
+                )
+                made = f"{held}:{taken_from.group(2)}" if held and not _NOT_HELD.search(held) else ""
             made = _element_of(made, receiver, local_types, types, around, start) or made
             if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
                 # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
@@ -409,7 +425,7 @@ def _edges(
     out.extend(
         Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=t, alias="var")
         for start, (variable, t) in typed.items()
-        if types.get(("", variable)) == t and _module_level(declared_at[start])
+        if types.get(("", variable)) == t and _module_level(declared_at[start]) and not t.startswith("{")
     )
     # a module's type aliases (`type AnyMap = Map<any, any>`), as Python's `Base = _Base`: alias "alias"
     out.extend(
@@ -671,6 +687,7 @@ _ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
 _ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift"})
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
 _FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a variable's field
+_DESTRUCTURED = re.compile(r"\{([\w$]+)\}\.([\w$]+)")  # `{state}.copy_`: `const {copy_} = state`
 _NOT_HELD = re.compile(r"[#:]")  # a type no field is read from (a callback's, a field's own)
 _SUBSCRIPT = re.compile(r"(.+)\[[^\[\]]*\][!?]*")
 

@@ -78,6 +78,8 @@ def test_receivers_typed_in_callbacks_private_fields_and_module_variables_passed
         ("lib/client.ts", 13, "Client.flush", "exact", "this.#store.save"),
         ("lib/client.ts", 21, "Client.sync", "exact", "this.#peer.cache().save"),  # what cache() returns
         ("lib/client.ts", 30, "Keeper.keep", "exact", "store.save"),  # `const store = this.#store`
+        ("lib/client.ts", 38, "Keeper.swap", "exact", "spare.save"),  # `const { spare } = this`
+        ("lib/client.ts", 39, "Keeper.swap", "exact", "other.save"),  # `const { spare: other } = holder`
     ]
     assert callers(engine, "sym://typescript/type/lib/online/Online#setOnline") == [
         ("app/spec.ts", 11, "", "exact", "thing.setOnline"),
@@ -117,6 +119,8 @@ def test_a_method_overriding_a_built_in_bases_is_reached_by_calls_on_that_base(
         (16, "exact", "state.copy_!.set", "base", "Map.set"),  # a field of an interface, a type alias of Map
         (17, "exact", "state.seen_.set", "base", "Map.set"),
         (18, "exact", "plain.set", "base", "Map.set"),
+        (28, "exact", "copy_!.set", "base", "Map.set"),  # `const { copy_, seen_: seen } = state`
+        (29, "exact", "seen.set", "base", "Map.set"),
     ]
     assert ("lib/draft.ts", 19, "touch", "exact", "other.set") in callers(
         engine, "sym://typescript/type/lib/draft/Other#set"
@@ -135,7 +139,7 @@ def related(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
 def test_an_object_literals_methods_implement_the_interface_that_types_it(engine: trifecta.Engine) -> None:
     # lib/proto.ts: `interface Chunk extends P.Pipeable` (a namespace import's interface);
     # `const ChunkProto: Omit<Chunk, "length"> = { pipe() {...} }`, `{ pipe() {...} } satisfies P.Pipeable`,
-    # `const local: P.Pipeable = { pipe() {...} }`, `make(): P.Inspectable { return { toJSON() {...} } }`,
+    # `const local: P.Pipeable = { pipe() {...} }` (ChunkProto's literal is `{...} as const`), `make(): P.Inspectable { return { toJSON() {...} } }`,
     # `class Impl implements P.Pipeable`; `const plain = { pipe() {...} }` is typed by nothing
     assert related(engine, "sym://typescript/type/lib/pipe/Pipeable#pipe") == [
         ("lib/proto.ts", 42, "chunk.pipe", "call", None, None),  # Chunk's base, named `P.Pipeable`
@@ -164,3 +168,16 @@ def test_an_object_literals_methods_implement_the_interface_that_types_it(engine
     assert related(engine, "sym://typescript/type/lib/proto/plain#pipe") == [
         ("lib/proto.ts", 42, "plain.pipe", "call", None, None),
     ]
+
+
+def test_destructured_variables_hold_the_fields_they_take(engine: trifecta.Engine) -> None:
+    # lib/client.ts: `const { spare } = this`, `const { spare: other } = holder` (`holder: Keeper`, `spare:
+    # Store`); lib/draft.ts: `const { copy_, seen_: seen } = state` (`state: MapState`)
+    save = callers(engine, "sym://typescript/type/lib/util/Store#save")
+    assert ("lib/client.ts", 38, "Keeper.swap", "exact", "spare.save") in save
+    assert ("lib/client.ts", 39, "Keeper.swap", "exact", "other.save") in save
+    hits = engine.callers("sym://typescript/type/lib/draft/DraftMap#set").to_dict()["data"]["hits"]
+    assert {(h["line"], h["callee"], h.get("related")) for h in hits if h["path"] == "lib/draft.ts"} >= {
+        (28, "copy_!.set", "base"),
+        (29, "seen.set", "base"),
+    }

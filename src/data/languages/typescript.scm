@@ -46,20 +46,20 @@
 ; interfaces (`const proto: Omit<Chunk<unknown>, "length"> = { pipe() {...} }`: `pipe` implements
 ; `Chunk.pipe`, which may be a base's): a variable's annotation, `satisfies T`, `as T`, the annotated
 ; return of the function that returns the literal. `Omit`, `Pick`, `Partial`, `Readonly`, `Required` type
-; the literal by their first argument
+; the literal by their first argument (`{...} as const` too)
 (variable_declarator
   type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
-  value: (object (method_definition) @bases.of))
+  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))])
 (variable_declarator
   type: (type_annotation (generic_type name: (_) @base.dotted))
-  value: (object (method_definition) @bases.of)
+  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))]
   (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
 (variable_declarator
   type: (type_annotation (generic_type
     name: (type_identifier) @_of (#any-of? @_of "Omit" "Pick" "Partial" "Readonly" "Required")
     type_arguments: (type_arguments . [(type_identifier) @base.dotted (nested_type_identifier) @base.dotted
                                        (generic_type name: (_) @base.dotted)])))
-  value: (object (method_definition) @bases.of))
+  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))])
 ([(satisfies_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
   (as_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
   (satisfies_expression (object (method_definition) @bases.of) (generic_type name: (_) @base.dotted))
@@ -147,6 +147,15 @@
 (variable_declarator
   name: (identifier) @typed.name
   value: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)]) @typed.type) @reference.typed
+
+; a destructured variable (`const {base_, copy_} = state`, `const {scope_: scope} = state`, `let {a} = this`)
+; holds the field of that name (@typed.key, else its own) of what it is taken from (@typed.from)
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @typed.name)
+  value: [(identifier) (this)] @typed.from) @reference.typed
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (property_identifier) @typed.key value: (identifier) @typed.name))
+  value: [(identifier) (this)] @typed.from) @reference.typed
 
 ; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`) types the field
 (required_parameter
