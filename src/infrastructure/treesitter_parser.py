@@ -232,13 +232,14 @@ def _edges(
         if "typed.from" in captures and "typed.name" in captures:
             # `const {copy_} = state`: the field `copy_` of what `state` holds (`{state}.copy_`), read where
             # a call uses it; of `this`, the class's field (`this.copy_`)
-            name = captures["typed.name"][0]
-            held, field = _text(captures["typed.from"][0]), _text((captures.get("typed.key") or [name])[0])
-            typed[name.start_byte] = (
-                _text(name),
-                f"this.{field}" if held == "this" else f"{{{held}}}.{field}",
+            destructured = captures["typed.name"][0]
+            taken_from = _text(captures["typed.from"][0])
+            field_name = _text((captures.get("typed.key") or [destructured])[0])
+            typed[destructured.start_byte] = (
+                _text(destructured),
+                f"this.{field_name}" if taken_from == "this" else f"{{{taken_from}}}.{field_name}",
             )
-            declared_at[name.start_byte] = captures["reference.typed"][0]
+            declared_at[destructured.start_byte] = captures["reference.typed"][0]
             continue
         if "reference.typed" in captures and (
             "typed.type" in captures or "typed.call" in captures or "typed.of" in captures
@@ -387,11 +388,11 @@ def _edges(
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
-            if (taken_from := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
-                held = (_local_type(local_types, taken_from.group(1), start) if local_types else "") or (
-                    _receiver_type(types, around, taken_from.group(1)) if types else ""
+            if (part := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
+                holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
+                    _receiver_type(types, around, part.group(1)) if types else ""
                 )
-                made = f"{held}:{taken_from.group(2)}" if held and not _NOT_HELD.search(held) else ""
+                made = f"{holder}:{part.group(2)}" if holder and not _NOT_HELD.search(holder) else ""
             made = _element_of(made, receiver, local_types, types, around, start) or made
             if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
                 # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
