@@ -46,6 +46,7 @@ from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.calls import (
     LOCAL,
+    PARAMETER,
     Candidate,
     Edge,
     EdgeKind,
@@ -60,6 +61,7 @@ from ..domain.calls import (
     calls_target,
     external_bases,
     names_external,
+    parameter_calls,
     relation,
     resolve_edge,
     star_imports,
@@ -239,19 +241,45 @@ class CallGraph:
         their files' contexts loaded in one look-up."""
         key = (name, tuple(aliases))
         if key not in self._arguments:
-            by_place: dict[tuple[str, int, int], list[Edge]] = {}
-            for path, edge in self._reader.edges(names=[name], kinds=[EdgeKind.ARGUMENT], aliases=aliases):
-                by_place.setdefault((path, edge.line, edge.column), []).append(edge)
-            found: list[tuple[str, Edge, list[Edge]]] = []
-            if by_place:
-                paths = sorted({p for p, _, _ in by_place})
-                self.load_contexts(paths)
-                for path, edge in self._reader.edges(paths=paths, names=[name], kinds=[EdgeKind.CALL]):
-                    passed = by_place.get((path, edge.line, edge.column))
-                    if passed:
-                        found.append((path, edge, passed))
-            self._arguments[key] = found
+            self.load_arguments([key])
         return self._arguments[key]
+
+    def load_arguments(self, wanted: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+        """``arguments`` of many (name, aliases) in three look-ups: their ARGUMENT edges, the calls there,
+        and the calling files' contexts."""
+        todo = sorted({w for w in wanted if w not in self._arguments})
+        if not todo:
+            return
+        needed: dict[str, set[str]] = {}  # name -> the aliases some parameter of it needs
+        for name, aliases in todo:
+            needed.setdefault(name, set()).update(aliases)
+        names = sorted(needed)
+        # (name, path, line, column) -> the ARGUMENT edges there
+        by_place: dict[tuple[str, str, int, int], list[Edge]] = {}
+        for start in range(0, len(names), 500):
+            for path, edge in self._reader.edges(names=names[start : start + 500], kinds=[EdgeKind.ARGUMENT]):
+                if edge.alias in needed[edge.name]:
+                    by_place.setdefault((edge.name, path, edge.line, edge.column), []).append(edge)
+        calls: dict[tuple[str, str, int, int], Edge] = {}
+        paths = sorted({p for _, p, _, _ in by_place})
+        if paths:
+            self.load_contexts(paths)
+            for start in range(0, len(paths), 500):
+                for path, edge in self._reader.edges(
+                    paths=paths[start : start + 500], names=names, kinds=[EdgeKind.CALL]
+                ):
+                    calls[(edge.name, path, edge.line, edge.column)] = edge
+        by_name: dict[str, list[tuple[str, Edge, list[Edge]]]] = {}
+        for place, passed in by_place.items():
+            call = calls.get(place)
+            if call is not None:
+                by_name.setdefault(place[0], []).append((place[1], call, passed))
+        for name, aliases in todo:
+            self._arguments[(name, aliases)] = [
+                (path, call, at)
+                for path, call, passed in by_name.get(name, ())
+                if (at := [e for e in passed if e.alias in aliases])
+            ]
 
     def _calling_contexts(self, calls: Sequence[tuple[str, Edge]]) -> dict[str, FileContext]:
         """Contexts enough to resolve these calls, per calling file: a common name (`append`, `execute`) is
@@ -339,6 +367,8 @@ class CallGraph:
             for t in e.alias.split("|")
             if t.endswith(("()", "]")) or "()#" in t
         )
+        # the calls that type the parameters some receivers are (`(param)F:p@0`): their arguments at once
+        self.load_arguments(w for _, e in calls if PARAMETER in e.alias for w in parameter_calls(e.alias))
         found = []
         family: list[tuple[str, Edge, Resolved, Candidate, Relation]] = []
         asked = Candidate(

@@ -963,34 +963,49 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
 _PARAMETERS_BUSY = ("parameters busy",)  # a memo key: set while the calls of a function are resolved
 
 
+def _parameter_parts(text: str) -> tuple[str, str, str, tuple[str, ...], str]:
+    """``(param)F:p@i=T`` -> (F, the definition its calls reach: F or, for an ``__init__``, its class, the
+    name those calls are written with, the ARGUMENT aliases that pass ``p``: "=p" and "i", T)."""
+    function, _, param = text.removeprefix(PARAMETER).rpartition(":")
+    param, _, default = param.partition("=")
+    param, _, position = param.partition("@")
+    target = function
+    outer, _, name = function.rpartition(".")
+    if name == "__init__" and outer:  # `TextIOWrapper(buffer)`: the class's calls
+        target = outer
+        name = outer.rsplit(".", 1)[-1]
+    return function, target, name, (f"={param}", *((position,) if position else ())), default
+
+
+def parameter_calls(type_texts: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The calls a receiver's types (``A|(param)F:p@0:field``) need to type its parameters: (the called
+    name, the ARGUMENT aliases), so that a caller can look them all up at once."""
+    found = []
+    for text in type_texts.split("|"):
+        if text.startswith(PARAMETER):
+            if text.count(":") > 1:  # `(param)F:p:field`
+                text = text.rpartition(":")[0]
+            _, _, name, wanted, _ = _parameter_parts(text)
+            found.append((name, wanted))
+    return found
+
+
 def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
-    """The classes ``(param)F:p`` names: what the calls of ``F`` (a function or method of ``ctx``'s file;
-    ``Class(...)`` for an ``__init__``) that resolve to it (``exact`` or ``import``) pass as ``p``, by
-    position or keyword, where the walk knew the argument's class (``self``, a typed variable, a
-    constructor call, a typed field). Calls that pass an argument of no known class add nothing; more
-    than ``MAX_PARAMETER_CLASSES`` classes, or none, is unknown. One level: an argument that is itself a
+    """The classes ``(param)F:p@i=T`` names: what the calls of ``F`` (a function or method of ``ctx``'s
+    file; ``Class(...)`` for an ``__init__``) that resolve to it (``exact`` or ``import``) pass as ``p``, at
+    position ``i`` (counted after ``self``; none: keyword only) or by keyword, where the walk knew the
+    argument's class (``self``, a typed variable, a constructor call, a typed field), and the class of its
+    default ``T``. Calls that pass an argument of no known class add nothing; more than
+    ``MAX_PARAMETER_CLASSES`` classes, or none, is unknown. One level: an argument that is itself a
     parameter is not followed, nor is a parameter typed while its calls are being resolved."""
-    if segment.arguments is None or segment.symbol_of is None or segment.memo.get(_PARAMETERS_BUSY):
+    if segment.arguments is None or segment.memo.get(_PARAMETERS_BUSY):
         return []
     key = ("parameter", ctx.path, text)
     if key in segment.memo:
         return segment.memo[key]
     out: list[Candidate] = []
     segment.memo[key] = out
-    function, _, param = text.removeprefix(PARAMETER).rpartition(":")
-    param, _, default = param.partition("=")
-    symbol = segment.symbol_of(ctx.path, function)
-    if symbol is None or symbol.kind not in _FUNCTIONS or param not in symbol.params:
-        return out
-    index = symbol.params.index(param)
-    positional = next((i for i, p in enumerate(symbol.params) if p.startswith("*")), len(symbol.params))
-    offset = 1 if symbol.kind is SymbolKind.METHOD and "staticmethod" not in symbol.decorators else 0
-    target: tuple[str, str] = (ctx.path, function)
-    name = symbol.name
-    if symbol.kind is SymbolKind.METHOD and name == "__init__":  # `TextIOWrapper(buffer)`: the class's calls
-        target = (ctx.path, function.rpartition(".")[0])
-        name = target[1].rsplit(".", 1)[-1]
-    wanted = [f"={param}"] + ([str(index - offset)] if offset <= index < positional else [])
+    function, target, name, wanted, default = _parameter_parts(text)
     found: list[Candidate] = []
     segment.memo[_PARAMETERS_BUSY] = True
     try:
@@ -1000,7 +1015,7 @@ def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Ca
                 continue
             resolved = resolve_call(call, call_ctx, segment)
             if resolved.resolution not in _SURE or not any(
-                (t.path, t.qualname) == target for t in resolved.targets
+                (t.path, t.qualname) == (ctx.path, target) for t in resolved.targets
             ):
                 continue
             for arg in passed:
@@ -1008,18 +1023,17 @@ def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Ca
                     if type_text == "self":
                         owner = enclosing_class(call.caller, call_ctx, segment.lookup)
                         found.extend([owner] if owner is not None else [])
-                    else:
-                        found.extend(_receiver_classes(type_text, call, call_ctx, segment))
+                    else:  # a class as the calling scope reads it
+                        found.extend(_value_classes(type_text, call.caller, call_ctx, segment))
     finally:
         segment.memo[_PARAMETERS_BUSY] = False
     if default:  # `policy=compat32`: what the function gets when a call leaves it out
         # the file's whole context: a caller's may hold only the imports its calls need
         where = (segment.context_of(ctx.path) if segment.context_of is not None else None) or ctx
         found.extend(
-            _receiver_classes(default, Edge(kind=EdgeKind.CALL, caller=function, line=0, column=0, name="",
-                                            text=""), where, segment)
+            _value_classes(default, function, where, segment)
             or _imported_variable_classes(default, where, segment)
-        )  # fmt: skip
+        )
     classes = list(dict.fromkeys(c for c in found if c.kind in _CONTAINERS))
     if len(classes) <= MAX_PARAMETER_CLASSES:
         out.extend(classes)

@@ -601,7 +601,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     self_fields: set[tuple[str, str]] = set()  # (method, name) of its `self.name = ...`
     module_variables: list[str] = []  # the names module-level statements assign
     class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
-    defaults_of: dict[str, ast.arguments] = {}  # a function with default values -> its parameters
+    defs_of: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # a function's qualified name -> its def
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     starred_t, constant_t = ast.Starred, ast.Constant
     attribute_t, return_t, def_t, async_def_t = (
@@ -870,6 +870,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 known = returns.setdefault(where, [])
                 known.extend(n for n in dict.fromkeys(names) if n not in known)
         elif kind is def_t or kind is async_def_t:
+            defs_of[owner[node.lineno]] = node  # its parameters' positions and defaults, read when asked
             if node.decorator_list or node.name == "__new__":
                 first = node.args.posonlyargs or node.args.args
                 if first and first[0].arg != "cls" and (node.name == "__new__" or _is_classmethod(node)):
@@ -879,7 +880,6 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 for default in (*node.args.defaults, *node.args.kw_defaults):
                     if type(default) is name_t:
                         read_in[id(default)] = where
-                defaults_of[owner[node.lineno]] = node.args  # `policy=compat32`: read when asked
             if node.returns is not None:  # the annotation first: it is what the function promises
                 where = owner[node.lineno]
                 annotated = [
@@ -925,23 +925,37 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 )
 
     def parameter_text(function: str, param: str) -> str:
-        """``(param)F:p``, and ``=T`` when its default is of a known class: a constructor call, a typed
-        module-level variable of the file, a variable a ``from`` import binds (typed in its module)."""
-        arguments = defaults_of.get(function) if defaults_of else None
+        """``(param)F:p@i``: the untyped parameter ``p`` of ``F``, which a call passes at position ``i`` (after
+        ``self``; no ``@i`` for a keyword-only one), and ``=T`` when its default is of a known class: a
+        constructor call, a typed module-level variable of the file, a variable a ``from`` import binds
+        (typed in its module)."""
+        node = defs_of.get(function)
         default: ast.expr | None = None
-        if arguments is not None:
+        position = ""
+        if node is not None:
+            arguments = node.args
             positional = [*arguments.posonlyargs, *arguments.args]
-            pairs = zip(
-                positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+            index = next((i for i, a in enumerate(positional) if a.arg == param), -1)
+            # a method's calls pass `self` (or `cls`) themselves, unless it is a staticmethod
+            offset = (
+                1
+                if function.rpartition(".")[0] in classes
+                and not any(type(d) is name_t and d.id == "staticmethod" for d in node.decorator_list)
+                else 0
             )
-            default = next((d for a, d in pairs if a.arg == param), None) or next(
-                (
-                    d
-                    for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-                    if a.arg == param
-                ),
-                None,
-            )
+            if index >= offset:
+                position = f"@{index - offset}"
+                first_default = len(positional) - len(arguments.defaults)
+                default = arguments.defaults[index - first_default] if index >= first_default else None
+            elif index < 0:
+                default = next(
+                    (
+                        d
+                        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+                        if a.arg == param
+                    ),
+                    None,
+                )
         text = ""
         if type(default) is name_t:
             name = default.id
@@ -951,7 +965,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif type(default) is call_t:
             made = made_by(default)
             text = made if not made.endswith(_MADE) else ""
-        return f"{PARAMETER}{function}:{param}" + (f"={text}" if text and "|" not in text else "")
+        return f"{PARAMETER}{function}:{param}{position}" + (f"={text}" if text and "|" not in text else "")
 
     for key, source in copies:
         if key in types:

@@ -236,9 +236,9 @@ def test_the_walk_records_typed_arguments_and_untyped_parameters_as_receivers() 
         "pkg/x.py", "def f(p=1, q=None, *, r=len([])):\n    p.m(); q.m(); r.m()\n"
     ).edge_list()
     assert [e.alias for e in other if e.kind is EdgeKind.CALL and e.name == "m"] == [
-        "(param)f:p",
-        "(param)f:q",
+        "(param)f:p@0",
+        "(param)f:q@1",
         "(param)f:r",
     ]
-    assert receivers[11] == "(param)Dist._parse_opts:parser"
-    assert receivers[30] == "(param)Wrapper.__init__:buffer"  # the field set from it
+    assert receivers[11] == "(param)Dist._parse_opts:parser@0"
+    assert receivers[30] == "(param)Wrapper.__init__:buffer@0"  # the field set from it

@@ -316,7 +316,7 @@ def test_the_parser_types_variables_as_python_reads_them_and_records_star_import
     receivers = {(e.caller, e.text): e.alias for e in edges if e.kind is EdgeKind.CALL and "." in e.text}
     assert set(receivers[("run", "M.mesg")].split("|")) == {"IMAP4", "IMAP4_stream"}  # the module's, both
     # a parameter of its own hides the module's M: typed, when asked, by what the calls of `shadowed` pass
-    assert receivers[("shadowed", "M.mesg")] == "(param)shadowed:M"
+    assert receivers[("shadowed", "M.mesg")] == "(param)shadowed:M@0"
     assert receivers[("outer.callback", "future.set_result")] == "concurrent.futures.Future"  # a closure's
     [star] = [e for e in edges if e.kind is EdgeKind.IMPORT and e.name == "*"]
     assert (star.text, star.alias) == (".helpers", "") and star_imports(edges) == (star,)
