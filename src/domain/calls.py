@@ -707,7 +707,9 @@ def _classes_named(
         return []
     by_import = _through_import(parts, ctx, segment, _CONTAINERS)
     if by_import is not None:
-        return list(by_import.targets)
+        if by_import.targets or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+            return list(by_import.targets)
+        return _imported_type_aliases(parts, ctx, segment)  # `Option.Option<A>`, a union's alias
     if len(parts) > 1:
         return []
     classes = [c for c in segment.lookup(parts[0]) if c.kind in _CONTAINERS]
@@ -729,6 +731,25 @@ def _classes_named(
         return starred
     top = [c for c in classes if c.qualname == parts[0]]
     return top if len(top) == 1 else []
+
+
+_TYPES = frozenset({SymbolKind.TYPE})
+
+
+def _imported_type_aliases(parts: list[str], ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """TypeScript: the classes an imported type alias names (`type Option<A> = None<A> | Some<A>`: its
+    RETURN edges, alias "alias", as its own file reads them)."""
+    found = _through_import(parts, ctx, segment, _TYPES)
+    if found is None or segment.context_of is None:
+        return []
+    return list(
+        dict.fromkeys(
+            c
+            for t in found.targets
+            if (where := segment.context_of(t.path)) is not None
+            for c in _module_aliases(t.qualname, where, segment)
+        )
+    )
 
 
 def _module_aliases(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:

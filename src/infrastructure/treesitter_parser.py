@@ -255,6 +255,10 @@ def _edges(
                 type_text = _type_text(captures["typed.type"][0])
                 if not type_text:
                     continue
+                if _in_union(captures["typed.type"][0]):  # `thing: AnyMap | AnyObject`: its first few types
+                    members = [t for n in _union_nodes(captures["typed.type"][0]) if (t := _type_text(n))]
+                    if not any(t.endswith("[]") for t in members):  # (an array's stays one: its elements)
+                        type_text = "|".join(dict.fromkeys(members))
                 typed[start] = (variable, type_text)
             elif "typed.of" in captures:  # `for (const q of queries)`: read as `queries.forEach((q) => ...)`
                 typed[start] = (
@@ -268,7 +272,13 @@ def _edges(
                 in_method.add(start)
             continue
         if "reference.alias" in captures:
-            type_aliases.append((_text(captures["alias.name"][0]), _text(captures["alias.type"][0])))
+            if "alias.union" in captures:
+                type_aliases.extend(
+                    (_text(captures["alias.name"][0]), _text(n))
+                    for n in _union_nodes(captures["alias.union"][0])
+                )
+            elif "alias.type" in captures:
+                type_aliases.append((_text(captures["alias.name"][0]), _text(captures["alias.type"][0])))
             continue
         if "reference.value" in captures:  # kept once the file's names are known (most are variables)
             pending.append((pattern, captures))
@@ -392,14 +402,14 @@ def _edges(
                 holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
                     _receiver_type(types, around, part.group(1)) if types else ""
                 )
-                made = f"{holder}:{part.group(2)}" if holder and not _NOT_HELD.search(holder) else ""
+                made = _field_of(holder, part.group(2))
             made = _element_of(made, receiver, local_types, types, around, start) or made
             if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
                 # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
                 held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
                     _receiver_type(types, around, field.group(1)) if types else ""
                 )
-                made = f"{held}:{field.group(2)}" if held and not _NOT_HELD.search(held) else ""
+                made = _field_of(held, field.group(2))
             if not made and receiver == "this" and not _in_class(caller, classes):
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
@@ -424,9 +434,10 @@ def _edges(
     # what a module-level variable holds, for the files that import it (`export const onlineManager = new
     # OnlineManager()`, `onlineManager.setOnline()` elsewhere): RETURN edges of the variable, alias "var"
     out.extend(
-        Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=t, alias="var")
+        Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=one, alias="var")
         for start, (variable, t) in typed.items()
         if types.get(("", variable)) == t and _module_level(declared_at[start]) and not t.startswith("{")
+        for one in t.split("|")  # a union's types (`A | B`), one edge each
     )
     # a module's type aliases (`type AnyMap = Map<any, any>`), as Python's `Base = _Base`: alias "alias"
     out.extend(
@@ -442,12 +453,13 @@ def _edges(
             line=0,
             column=0,
             name=field,
-            text=t,
+            text=one,
             alias="field",
         )
         for (scope, variable), t in types.items()
         if scope in classes and variable.startswith("this.") and "()#" not in t
         for field in (variable.removeprefix("this."),)
+        for one in t.split("|")  # a union's types (`A | B`), one edge each
     )
     return tuple(out)
 
@@ -688,9 +700,48 @@ _ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
 _ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift"})
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
 _FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a variable's field
+
+
+def _field_of(held: str, field: str) -> str:
+    """A field's receiver type, `MapState:copy_`, of each type a variable holds (`A:f|B:f` of a union); ""
+    when a type holds no field the walk reads (a callback's parameter, a field's own)."""
+    if not held or _NOT_HELD.search(held):
+        return ""
+    return "|".join(f"{h}:{field}" for h in held.split("|"))
+
+
 _DESTRUCTURED = re.compile(r"\{([\w$]+)\}\.([\w$]+)")  # `{state}.copy_`: `const {copy_} = state`
 _NOT_HELD = re.compile(r"[#:]")  # a type no field is read from (a callback's, a field's own)
 _SUBSCRIPT = re.compile(r"(.+)\[[^\[\]]*\][!?]*")
+
+
+MAX_UNION = 3  # the types of a union kept (`A | B | C`, the first ones), as the Python walk keeps
+
+
+def _in_union(node: ts.Node) -> bool:
+    """Whether a type the walk captured is a member of a union (`A | B`, `A<T> | B`)."""
+    parent = node.parent
+    if parent is not None and parent.type == "generic_type":
+        parent = parent.parent
+    return parent is not None and parent.type == "union_type"
+
+
+def _union_nodes(node: ts.Node) -> list[ts.Node]:
+    """The first MAX_UNION named types of the union a node is in or is (`None<A> | Some<A>`: `None`, `Some`;
+    nested unions flattened, `null`, `undefined` and literals left out), as `_type_text` reads them."""
+    while node.parent is not None and node.parent.type in ("union_type", "generic_type"):
+        node = node.parent
+    out: list[ts.Node] = []
+    todo = [node]
+    while todo and len(out) < MAX_UNION:
+        current = todo.pop()
+        if current.type == "union_type":
+            todo.extend(reversed(current.named_children))
+        elif current.type in ("type_identifier", "nested_type_identifier", "array_type"):
+            out.append(current)
+        elif current.type == "generic_type" and (name := current.child_by_field_name("name")) is not None:
+            out.append(name)
+    return out
 
 
 def _type_text(node: ts.Node) -> str:
@@ -867,10 +918,13 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
     for pattern, captures in matches:
         if "bases.of" in captures:
             of = captures["bases.of"][0]
-            bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(
-                [type_name(_text(b)) for b in captures.get("base", ())]
-                + [_GENERICS.sub("", _text(b)).strip() for b in captures.get("base.dotted", ())]
-            )
+            named = [type_name(_text(b)) for b in captures.get("base", ())] + [
+                _GENERICS.sub("", _text(b)).strip() for b in captures.get("base.dotted", ())
+            ]
+            if of.type == "method_definition":  # an object literal's method: the literal's types
+                typed_by = _literal_type(of)
+                named = _literal_types(typed_by) if typed_by is not None else []
+            bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(named)
             continue
         label = next((c for c in captures if c.startswith("definition.")), None)
         if label is None:
@@ -910,6 +964,58 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
                 n for n in dict.fromkeys(names) if n not in found[key].bases and ("." in n or n not in dotted)
             )
     return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+
+
+# TypeScript's types that type an object literal by their first argument, and those that name no interface
+_OF_FIRST = frozenset({"Omit", "Pick", "Partial", "Readonly", "Required"})
+_NO_MEMBERS = frozenset({"Record", "ThisType"})
+
+
+def _literal_types(node: ts.Node) -> list[str]:
+    """The types an object literal's type names (`I`, `ns.I` of `ns.I<T>`, `I` of `Omit<I, "k">`, each side
+    of `A & B`): its methods implement their members."""
+    if node.type in ("type_identifier", "nested_type_identifier"):
+        return [_text(node)]
+    if node.type == "intersection_type":
+        return [t for child in node.named_children for t in _literal_types(child)]
+    if node.type != "generic_type" or (name := node.child_by_field_name("name")) is None:
+        return []
+    if _text(name) in _OF_FIRST:
+        arguments = node.child_by_field_name("type_arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        return _literal_types(first) if first is not None else []
+    return [] if _text(name) in _NO_MEMBERS else [_text(name)]
+
+
+def _literal_type(method: ts.Node) -> ts.Node | None:
+    """The type that types the object literal a method is in: a variable's annotation (`const x: I = {...}`,
+    `= {...} as const`), `{...} satisfies I`, `{...} as I`, the annotated return of the function that
+    returns it (`function f(): I { return {...} }`, `(): I => ({...})`); None when none does."""
+    literal = method.parent
+    holder = literal.parent if literal is not None else None
+    if holder is None:
+        return None
+    if holder.type in ("satisfies_expression", "as_expression"):
+        typed = holder.named_children[-1] if holder.named_child_count > 1 else None
+        if typed is not None and typed is not literal and typed.type != "object":
+            return typed
+        if holder.type == "satisfies_expression" or holder.parent is None:
+            return None
+        holder = holder.parent  # `{...} as const`
+    if holder.type == "variable_declarator":
+        annotation = holder.child_by_field_name("type")
+    elif holder.type in ("return_statement", "parenthesized_expression"):
+        function = holder.parent
+        while (
+            holder.type == "return_statement"
+            and function is not None
+            and function.type not in _FUNCTION_NODES
+        ):
+            function = function.parent  # the function the `return` returns from
+        annotation = function.child_by_field_name("return_type") if function is not None else None
+    else:
+        return None
+    return annotation.named_children[0] if annotation is not None and annotation.named_children else None
 
 
 def _range_node(node: ts.Node, spec: LanguageSpec) -> ts.Node:

@@ -181,3 +181,18 @@ def test_destructured_variables_hold_the_fields_they_take(engine: trifecta.Engin
         (28, "copy_!.set", "base"),
         (29, "seen.set", "base"),
     }
+
+
+def test_a_union_typed_receiver_reaches_the_method_of_each_of_its_types(engine: trifecta.Engine) -> None:
+    # lib/shape.ts: `a: Circle | Square`, `b: Shape` with `type Shape = Circle | Square`, `c: Circle | Line |
+    # undefined` (Line has no area); app/shapes.ts: `s: S.Shape` (a namespace import), `t: Shape` (named)
+    union = [
+        ("app/shapes.ts", 5, "sum", "exact", "s.area"),
+        ("app/shapes.ts", 5, "sum", "exact", "t.area"),
+        ("lib/shape.ts", 22, "total", "exact", "a.area"),
+        ("lib/shape.ts", 22, "total", "exact", "b.area"),
+    ]
+    assert sorted(callers(engine, "sym://typescript/type/lib/shape/Square#area")) == union
+    assert sorted(callers(engine, "sym://typescript/type/lib/shape/Circle#area")) == sorted(
+        [*union, ("lib/shape.ts", 23, "total", "exact", "c.area")]
+    )

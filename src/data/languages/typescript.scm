@@ -44,52 +44,14 @@
 
 ; an object literal's methods implement the type that types the literal, as a class's implement its
 ; interfaces (`const proto: Omit<Chunk<unknown>, "length"> = { pipe() {...} }`: `pipe` implements
-; `Chunk.pipe`, which may be a base's): a variable's annotation, `satisfies T`, `as T`, the annotated
-; return of the function that returns the literal. `Omit`, `Pick`, `Partial`, `Readonly`, `Required` type
-; the literal by their first argument (`{...} as const` too)
-(variable_declarator
-  type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
-  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))])
-(variable_declarator
-  type: (type_annotation (generic_type name: (_) @base.dotted))
-  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))]
-  (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
-(variable_declarator
-  type: (type_annotation (generic_type
-    name: (type_identifier) @_of (#any-of? @_of "Omit" "Pick" "Partial" "Readonly" "Required")
-    type_arguments: (type_arguments . [(type_identifier) @base.dotted (nested_type_identifier) @base.dotted
-                                       (generic_type name: (_) @base.dotted)])))
-  value: [(object (method_definition) @bases.of) (as_expression (object (method_definition) @bases.of))])
-([(satisfies_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
-  (as_expression (object (method_definition) @bases.of) [(type_identifier) (nested_type_identifier)] @base.dotted)
-  (satisfies_expression (object (method_definition) @bases.of) (generic_type name: (_) @base.dotted))
-  (as_expression (object (method_definition) @bases.of) (generic_type name: (_) @base.dotted))]
- (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
-([(function_declaration
-    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
-    body: (statement_block (return_statement (object (method_definition) @bases.of))))
-  (function_declaration
-    return_type: (type_annotation (generic_type name: (_) @base.dotted))
-    body: (statement_block (return_statement (object (method_definition) @bases.of))))
-  (method_definition
-    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
-    body: (statement_block (return_statement (object (method_definition) @bases.of))))
-  (method_definition
-    return_type: (type_annotation (generic_type name: (_) @base.dotted))
-    body: (statement_block (return_statement (object (method_definition) @bases.of))))
-  (arrow_function
-    return_type: (type_annotation [(type_identifier) (nested_type_identifier)] @base.dotted)
-    body: [(parenthesized_expression (object (method_definition) @bases.of))
-           (statement_block (return_statement (object (method_definition) @bases.of)))])
-  (arrow_function
-    return_type: (type_annotation (generic_type name: (_) @base.dotted))
-    body: [(parenthesized_expression (object (method_definition) @bases.of))
-           (statement_block (return_statement (object (method_definition) @bases.of)))])]
- (#not-match? @base.dotted "^(Omit|Pick|Partial|Readonly|Required|Record|ThisType)$"))
+; `Chunk.pipe`, which may be a base's). The parser reads the type around the literal: a variable's annotation
+; (the literal may be `as const`), `satisfies T`, `as T`, the annotated return of the function that
+; returns it (one pattern: one a context made the query slower to compile by 6 ms)
+(object (method_definition) @bases.of)
 
 
-; receivers' types (domain.calls, rule 3): a typed parameter, variable or field (`Foo | undefined` is a Foo),
-; a `#private` field too,
+; receivers' types (domain.calls, rule 3): a typed parameter, variable or field (`Foo | undefined` is a Foo;
+; `A | B | undefined` both: the parser reads the whole union from any of its types), a `#private` field too,
 ; a variable made with `new`
 ; (@reference.typed: @typed.name a variable, or @typed.field a field read as `this.<field>`, and @typed.type)
 (required_parameter
@@ -98,21 +60,24 @@
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (readonly_type (array_type) @typed.type)
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 (optional_parameter
   pattern: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (readonly_type (array_type) @typed.type)
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (readonly_type (array_type) @typed.type)
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 (variable_declarator
   name: (identifier) @typed.name
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
@@ -122,7 +87,8 @@
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (readonly_type (array_type) @typed.type)
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @typed.field
   value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
@@ -133,7 +99,8 @@
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed)
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed)
 
 ; a module's type alias of one type (`type AnyMap = Map<any, any>`: @alias.name is @alias.type)
 (program (type_alias_declaration
@@ -142,6 +109,10 @@
 (program (export_statement (type_alias_declaration
   name: (type_identifier) @alias.name
   value: [(type_identifier) @alias.type (generic_type name: (type_identifier) @alias.type)]) @reference.alias))
+; and of a union of a few (`type Option<A> = None<A> | Some<A>`: @alias.union, each of its types)
+(program (type_alias_declaration name: (type_identifier) @alias.name value: (union_type) @alias.union) @reference.alias)
+(program (export_statement
+  (type_alias_declaration name: (type_identifier) @alias.name value: (union_type) @alias.union) @reference.alias))
 
 ; a variable that holds a field (`const queryCache = this.#queryCache`): typed as the field is, when asked
 (variable_declarator
@@ -165,7 +136,8 @@
                           (nested_type_identifier) @typed.type (array_type) @typed.type
                           (readonly_type (array_type) @typed.type)
                           (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
-                                       (array_type) @typed.type])])) @reference.typed
+                                       (array_type) @typed.type
+                                       (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 
 ; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
 ; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
