@@ -437,6 +437,33 @@ def edge_filter(
     return " AND ".join(where), params
 
 
+# A file's edge rows are inserted many to a statement, the file's id bound once per statement (stdlib, 85k
+# rows: 0.081 -> 0.061 s of CPU, the rows and their order unchanged): as many statements of 64 rows as the
+# file has, then of 8, then one row each.
+EDGE_ROWS_PER_INSERT = (64, 8)
+_EDGE_INSERT = "INSERT INTO edges(file_id, kind, caller, line, col, name, text, alias) "
+_EDGE_INSERTS = {
+    size: f"{_EDGE_INSERT}SELECT ?, * FROM (VALUES {', '.join(['(?,?,?,?,?,?,?)'] * size)})"
+    for size in EDGE_ROWS_PER_INSERT
+}
+_EDGE_INSERT_ONE = f"{_EDGE_INSERT}VALUES (?,?,?,?,?,?,?,?)"
+
+
+def insert_edges(conn: sqlite3.Connection, file_id: int, rows: Sequence[Sequence[Any]]) -> None:
+    """A file's edge rows (kind, caller, line, column, name, text, alias), in the order given."""
+    chain = itertools.chain.from_iterable
+    start, total = 0, len(rows)
+    for size in EDGE_ROWS_PER_INSERT:
+        end = start + (total - start) // size * size
+        if end > start:
+            conn.executemany(
+                _EDGE_INSERTS[size], [(file_id, *chain(rows[i : i + size])) for i in range(start, end, size)]
+            )
+            start = end
+    if start < total:
+        conn.executemany(_EDGE_INSERT_ONE, [(file_id, *row) for row in rows[start:]])
+
+
 def _json_list(values: Sequence[str]) -> str:
     """`json.dumps` of a list of strings, through the C string encoder only (this runs 3x per symbol)."""
     return "[" + ", ".join(map(_encode_json_string, values)) + "]" if values else "[]"
@@ -1040,10 +1067,7 @@ class SqliteIndex(IndexWriter, IndexReader):
                 for s in parsed.symbols
             ],
         )  # fmt: skip
-        c.executemany(
-            "INSERT INTO edges(file_id, kind, caller, line, col, name, text, alias) VALUES (?,?,?,?,?,?,?,?)",
-            [(file_id, *row) for row in parsed.edge_table()],
-        )
+        insert_edges(c, file_id, parsed.edge_table())
         base = c.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
         chunks = [ch if ch.search_fields else ch.with_search_fields() for ch in parsed.chunks]
         path_words = _path_words(st.path)  # every chunk of a file has its path
