@@ -20,7 +20,9 @@ steadiest figure and the median says how noisy it was): the Python edge walk (``
 parsed tree, as ``parse_python`` calls it) and the edges' writes (every file's rows inserted into the edges
 table of a new SQLite file in one transaction, then its indexes made, as a first full run does), the two
 alternating; ``edges_digest`` is a hash of the sorted rows, to check that a change keeps every edge. With
-``--runs`` too, the edges' share of the fastest full index without them.
+``--runs`` too, the edges' share of the fastest full index without them. The writes go to a table of their
+own here: a real run writes the edges in the transaction that also fills ``chunks_fts``, where a statement
+can cost more (see ``sqlite_store.insert_edges``); check a change to the writes with ``--runs`` as well.
 """
 
 from __future__ import annotations
