@@ -1056,15 +1056,6 @@ def _word_at(text: str, column: int | None) -> tuple[int, str] | None:
     return None
 
 
-def _dotted(path: str, qualname: str) -> list[str]:
-    """A definition's dotted name with its module's: `shlex.py` + `quote` -> shlex.quote, `json/__init__.py`
-    + `dumps` -> json.dumps, `pkg/store.go` + `Store.Load` -> pkg.store.Store.Load."""
-    module = [part for part in path.rsplit(".", 1)[0].split("/") if part]
-    if module and module[-1] == "__init__":
-        module.pop()
-    return [*module, *qualname.split(".")]
-
-
 def answer_graph_question(
     reader: IndexReader, rules: Mapping[str, PathRules], question: GraphQuestion, limit: int = 50
 ) -> list[tuple[str, str, int, str]]:
@@ -1077,15 +1068,19 @@ def answer_graph_question(
     found: list[tuple[str, str, int, str]] = []
     # `Store.load` by its qualified name, `shlex.quote` by its module's too (a function of shlex.py, whose
     # callers in its own module call it by its bare name, as no import says)
+
+    def dotted(path: str, qualname: str) -> list[str]:
+        return [*graph.module(path), *qualname.split(".")]
+
     definitions = [
         (p, s)
         for p, s in reader.find_symbols(name=parts[-1])
-        if s.qualname.split(".")[-len(parts) :] == parts or _dotted(p, s.qualname)[-len(parts) :] == parts
+        if s.qualname.split(".")[-len(parts) :] == parts or dotted(p, s.qualname)[-len(parts) :] == parts
     ]
     if definitions and (
         len(parts) == 1
         or any(
-            s.qualname == question.target or _dotted(p, s.qualname)[-len(parts) :] == parts
+            s.qualname == question.target or dotted(p, s.qualname)[-len(parts) :] == parts
             for p, s in definitions
         )
     ):
