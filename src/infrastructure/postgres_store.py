@@ -5,8 +5,11 @@ Schema (version in `trifecta_meta.schema_version`, migrated forward in one trans
 lock; a database from a newer trifecta is refused, never misread):
 
     trifecta_meta(key, value)                         schema_version
-    trifecta_segments(id, name UNIQUE, built_at, generation, stemmer)   generation: bumped by every write;
-                                                      stemmer: the text search dictionary of its lexemes
+    trifecta_segments(id, name UNIQUE, built_at, generation, stemmer, edges_version)
+                                                      generation: bumped by every write; stemmer: the text
+                                                      search dictionary of its lexemes; edges_version: the
+                                                      EDGES_VERSION its edges were all written with ('' when
+                                                      unknown or mixed: the next run re-parses every file)
     trifecta_files(segment_id, id, path, size, mtime_ns, sha256, language, n_lines, parse_error, content)
                                                       UNIQUE (segment_id, path); content: the file's text
     trifecta_skipped_files(segment_id, path, size, mtime_ns, reason)   skipped for their content (binary)
@@ -81,6 +84,7 @@ from ..domain.rewrite_policy import RewrittenQuery, parse_focus
 from .sqlite_store import (  # the same rows, decoded the same way
     COMMON_WORDS_FROM_CHUNKS,
     COORDINATION,
+    EDGES_VERSION,
     MAX_PAIR_CLAUSES,
     IndexLocked,
     _chunk,
@@ -91,7 +95,7 @@ from .sqlite_store import (  # the same rows, decoded the same way
     edge_from_row,
 )
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
@@ -224,6 +228,13 @@ _MIGRATIONS: tuple[str, ...] = (
             PERFORM gin_clean_pending_list('trifecta_chunks_trgm');
         END IF;
     END $$;
+    """,
+    # 8 -> 9: the version of the edges each segment holds (sqlite_store.EDGES_VERSION), so that a plain run
+    # after an upgrade that changes what the parsers record re-parses the segment once, as the SQLite store
+    # does. A segment written before is of no known version (''): its next run re-parses it. Older trifecta
+    # versions, which would write edges under the stamp without minding it, are refused from here on.
+    """
+    ALTER TABLE trifecta_segments ADD COLUMN IF NOT EXISTS edges_version TEXT NOT NULL DEFAULT '';
     """,
 )
 STEMMER = "trifecta_porter"  # what new segments are written with (migration 4 -> 5)
@@ -537,6 +548,11 @@ def _edge_filter(
     return " AND ".join(where), params
 
 
+def _newer(stored: str, ours: str) -> bool:
+    """Whether an edges version was written by a newer trifecta than ours (versions are whole numbers)."""
+    return stored.isdigit() and ours.isdigit() and int(stored) > int(ours)
+
+
 def _weighted(term: str, weights: str) -> str:
     """A tsquery term (`'a'`, `('a' <-> 'b')`) matching only in fields of these weights (`'a':ABC`)."""
     return _LEXEME.sub(rf"\g<0>:{weights}", term)
@@ -635,9 +651,10 @@ class PostgresIndex(IndexWriter, IndexReader):
         return int(row[0])
 
     def _ensure_segment(self, conn: Any) -> int:
-        row = conn.execute(
-            "INSERT INTO trifecta_segments(name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id",
-            (self.segment,),
+        row = conn.execute(  # a new segment holds no edges: of this version, trivially
+            "INSERT INTO trifecta_segments(name, edges_version) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING "
+            "RETURNING id",
+            (self.segment, EDGES_VERSION),
         ).fetchone()
         if row is None:
             row = conn.execute("SELECT id FROM trifecta_segments WHERE name=%s", (self.segment,)).fetchone()
@@ -744,8 +761,9 @@ class PostgresIndex(IndexWriter, IndexReader):
             ):  # fmt: skip
                 self._conn.execute(f"DELETE FROM {table} WHERE segment_id=%s", (sid,))
             self._conn.execute(
-                "UPDATE trifecta_segments SET stemmer=%s, built_at='', generation = generation + 1 WHERE id=%s",
-                (STEMMER, sid),
+                "UPDATE trifecta_segments SET stemmer=%s, built_at='', edges_version=%s, "
+                "generation = generation + 1 WHERE id=%s",
+                (STEMMER, EDGES_VERSION, sid),
             )
         detail = f"segment {self.segment!r} was stemmed with {self._dictionary}; rewritten with {STEMMER}"
         self.rebuilt = {"reason": "stemmer", "detail": detail, "kept": ""}
@@ -840,7 +858,14 @@ class PostgresIndex(IndexWriter, IndexReader):
                         (sid, file_ids),
                     )
                 self._written += len(file_ids)
-                conn.execute("UPDATE trifecta_segments SET generation = generation + 1 WHERE id=%s", (sid,))
+                # Edges of this version written beside another's: the segment's edges are of no one version
+                # until this run finishes (a run killed before that leaves '', and the next one re-parses
+                # every file, whichever version it is).
+                conn.execute(
+                    "UPDATE trifecta_segments SET generation = generation + 1, edges_version = CASE "
+                    "WHEN edges_version = %s OR %s THEN edges_version ELSE '' END WHERE id=%s",
+                    (EDGES_VERSION, not written, sid),
+                )
         finally:
             self._forget()
 
@@ -946,15 +971,32 @@ class PostgresIndex(IndexWriter, IndexReader):
         ).fetchone()
         return bool(row and row[0])
 
+    @_guard
     def edges_current(self) -> bool:
-        # a shared index records no edges version: `index --full` after an upgrade that adds edges
-        return True
+        """Whether the segment's edges were all written with this version's EDGES_VERSION (asked under the
+        writer lock, at a run's start: when not, the run re-parses every file). Edges of a newer trifecta are
+        not current either: this run rewrites them as its version records them, says so (INDEX_REBUILT,
+        reason `edges`) and stamps its own version, never the newer one; the newer trifecta's next run
+        re-parses the segment again."""
+        row = self._conn.execute(
+            "SELECT edges_version FROM trifecta_segments WHERE id=%s", (self._sid,)
+        ).fetchone()
+        stored = row[0] if row else ""
+        if _newer(stored, EDGES_VERSION):
+            detail = (
+                f"segment {self.segment!r} holds call edges of version {stored}, written by a newer trifecta; "
+                f"rewritten with this version's ({EDGES_VERSION}): upgrade trifecta to keep the newer edges"
+            )
+            self.rebuilt = {"reason": "edges", "detail": detail, "kept": ""}
+        return stored == EDGES_VERSION
 
     @_guard
     def finish_run(self, built_at: str) -> None:
+        """Mark the run complete, its edges of this version (index_segment re-parsed every file when they
+        were not: edges_current)."""
         self._conn.execute(
-            "UPDATE trifecta_segments SET built_at=%s, generation = generation + 1 WHERE id=%s",
-            (built_at, self._sid),
+            "UPDATE trifecta_segments SET built_at=%s, edges_version=%s, generation = generation + 1 WHERE id=%s",
+            (built_at, EDGES_VERSION, self._sid),
         )
         self._forget()
         if self._written >= ANALYZE_AFTER_FILES and not self._conn.info.transaction_status:
