@@ -67,6 +67,11 @@ def test_english_question_gets_code_synonyms() -> None:
         ("equal", "eq"),
         ("capacity", "cap"),
         ("reverse", "rev"),
+        ("comparison", "cmp"),  # `dedup_by(cmp)`, `sort_by(cmp)`
+        ("indices", "idx"),  # a plural whose stem is no word of its own ("indic")
+        ("asynchronous", "async"),
+        ("separator", "sep"),
+        ("average", "avg"),
     ],
 )
 def test_a_word_is_also_searched_as_the_abbreviation_code_writes(word: str, abbreviation: str) -> None:
@@ -96,6 +101,8 @@ def test_spanish_questions(query: str, expected: dict[str, str]) -> None:
 def test_an_english_idiom_is_also_searched_as_the_word_code_uses() -> None:
     # "Returns true if the map contains no elements." describes `is_empty`, "the number of elements" `len`
     assert "empty" in LEX.expand("no elements")
+    assert "unique" in LEX.expand("remove duplicates")  # "filter out duplicates": unique, dedup, distinct
+    assert "interleave" in LEX.expand("alternating")  # "alternate elements from two iterators"
     assert "empty" in LEX.expand("no items")
     assert "len" in LEX.expand("number of elements")
     assert "entry" in LEX.expand("key-value pair")
