@@ -96,6 +96,10 @@ from .sqlite_store import (  # the same rows, decoded the same way
 )
 
 SCHEMA_VERSION = 9
+# A searcher (a search machine, a replica) reads a database of this schema or later, up to its own: what
+# came after it (GIN options, the edges version) is the writers' business. A search machine upgraded before
+# the indexer has migrated the database keeps searching it.
+READS_FROM = 7
 
 
 # ts_rank_cd weights {D, C, B, A}: body/path, doc, qualname/signature, name: the SQLite store's 1, 3, 6, 10 / 10
@@ -624,19 +628,23 @@ class PostgresIndex(IndexWriter, IndexReader):
         return self._connection
 
     def _existing_segment(self, conn: Any) -> int:
-        """On a read-only server: the segment's id, when the schema is this version's and the segment is
-        there (nothing can be created)."""
+        """On a read-only server, or to search: the segment's id, when the schema is one this version reads
+        (READS_FROM to SCHEMA_VERSION) and the segment is there (nothing is created or migrated)."""
         version = None
         if conn.execute("SELECT to_regclass('trifecta_meta')").fetchone()[0] is not None:
             row = conn.execute("SELECT value FROM trifecta_meta WHERE key='schema_version'").fetchone()
             version = int(row[0]) if row else None
         kind = "read-only index database" if self.read_only else "index database"
-        if version != SCHEMA_VERSION:
+        if version is None or not READS_FROM <= version <= SCHEMA_VERSION:
             raise IndexUnavailable(
                 f"the {kind} {redact(self.url)} holds "
                 + ("no trifecta index" if version is None else f"schema version {version}")
-                + f" (this trifecta reads {SCHEMA_VERSION}): index into "
-                + ("its primary first" if self.read_only else "it first"),
+                + f" (this trifecta reads {READS_FROM} to {SCHEMA_VERSION}): "
+                + (
+                    "upgrade trifecta to read it"
+                    if version is not None and version > SCHEMA_VERSION
+                    else "index into " + ("its primary first" if self.read_only else "it first")
+                ),
                 url=redact(self.url),
                 reason="schema",
             )

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 import trifecta  # noqa: E402
 from postgres_server import bindir, new_database, running_server  # noqa: E402
 from trifecta.infrastructure import postgres_store  # noqa: E402
-from trifecta.infrastructure.postgres_store import SCHEMA_VERSION  # noqa: E402
+from trifecta.infrastructure.postgres_store import SCHEMA_VERSION, IndexUnavailable, PostgresIndex  # noqa: E402
 from trifecta.infrastructure.sqlite_store import EDGES_VERSION  # noqa: E402
 
 pytestmark = [
@@ -173,3 +173,29 @@ def test_a_new_segment_killed_midway_keeps_what_it_committed(
     assert _stamp(url) == EDGES_VERSION
     report = _index(repo, url)
     assert report.files_indexed == 0 and report.files_unchanged == report.files_seen
+
+
+def test_a_search_machine_reads_a_schema_8_database_before_the_indexer_migrates_it(
+    server: str, repo: Path
+) -> None:
+    """Schema 9 adds what writers need: a searcher upgraded first keeps searching (and migrates nothing);
+    a database of a newer schema than its own is refused, saying to upgrade."""
+    url = new_database(server, "searched8")
+    _index(repo, url)
+    _sql(url, "ALTER TABLE trifecta_segments DROP COLUMN edges_version")
+    _sql(url, "UPDATE trifecta_meta SET value='8' WHERE key='schema_version'")
+    searcher = PostgresIndex(url, "nav", searcher=True)
+    try:
+        assert [sc.chunk.path for sc in searcher.search_terms([["normalize"]], require_all=True, limit=5)]
+        assert searcher.edges(names=["normalize"])
+    finally:
+        searcher.close()
+    assert _sql(url, "SELECT value FROM trifecta_meta WHERE key='schema_version'") == [("8",)]
+    _sql(url, f"UPDATE trifecta_meta SET value='{SCHEMA_VERSION + 1}' WHERE key='schema_version'")
+    newer = PostgresIndex(url, "nav", searcher=True)
+    try:
+        with pytest.raises(IndexUnavailable, match="upgrade trifecta") as refused:
+            newer.stats()
+        assert refused.value.reason == "schema"
+    finally:
+        newer.close()
