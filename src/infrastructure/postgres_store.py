@@ -587,6 +587,7 @@ class PostgresIndex(IndexWriter, IndexReader):
         self._lock_depth = 0
         self._generation = -1
         self._fresh_at = float("-inf")
+        self._connects = 0  # connections opened: part of data_generation
         self._df_cache: dict[str, int] = {}
         self._states_cache: dict[str, FileState] | None = None
         self._counts_cache: tuple[int, int, int, int, str, float] | None = None
@@ -622,6 +623,7 @@ class PostgresIndex(IndexWriter, IndexReader):
                 conn.close()
                 raise
             self._connection = conn
+            self._connects += 1
             self._forget()
             self._generation = -1
             self._fresh_at = float("-inf")
@@ -1020,6 +1022,17 @@ class PostgresIndex(IndexWriter, IndexReader):
             self._written = 0
 
     # ---------------------------------------------------------------- reading
+    @_guard
+    def data_generation(self) -> object:
+        """The segment's generation (bumped in the transaction of every write, this process's or another
+        client's: a run on another machine changes it when its first batch commits), asked of the server at
+        every call, not once in FRESH_SECONDS: a call graph kept by it must not outlive another client's
+        write (one round trip, ~0.1 ms, against a graph's look-ups). With the connection it was read on: a
+        reconnected store starts its caches anew."""
+        self._fresh_at = float("-inf")
+        self._fresh()
+        return (self._connects, self._generation)
+
     def _counts(self, *, check: bool = True) -> tuple[int, int, int, int, str, float]:
         """Files, files with parse errors, symbols, chunks, when built, mean tokens per chunk: cached
         until this segment's data changes (`check`: ask the server whether it did)."""
