@@ -1007,6 +1007,12 @@ class SqliteIndex(IndexWriter, IndexReader):
             for up in updates:
                 if not up.state.sha256.startswith(SKIPPED_PREFIX):
                     self._write_file(up)
+            if len(skipped) < len(updates):
+                # Edges of this version beside another's: of no one version until the run's end (finish_run);
+                # a run killed before leaves no stamp, and the next one re-parses every file, whichever version.
+                c.execute(
+                    "UPDATE meta SET value='' WHERE key='edges_version' AND value != ?", (EDGES_VERSION,)
+                )
             if self._substring_ready:
                 self._add_trigrams()
             elif updates and self._read_substring_state() == "scan" and not self._small_for_trigrams():
