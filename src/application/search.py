@@ -246,6 +246,10 @@ class SearchSegment:
             search_text = lint_plan.expanded_query
         else:
             plan["lint"] = {"query_class": "disabled"}
+        asked_of_graph = graph_question(query) if self._call_sites is not None else None
+        if asked_of_graph is not None:
+            # "who calls X": the call sites come from the graph; the other engines look for X, not for "calls"
+            search_text = asked_of_graph.target
         focus = infer_focus(query)
         plan["focus"] = focus.value
         if lang:

@@ -79,3 +79,21 @@ def test_a_function_named_with_its_module_is_found_with_its_callers_in_that_modu
     callers = sorted(h["symbol"] for h in data["hits"] if h["match_type"] == "call")
     assert callers == ["Service.fetch", "Store.load"]
     assert data["plan"]["graph"]["resolutions"] == {"exact": 1, "import": 1}
+
+
+def test_a_graph_question_searches_its_target_not_the_word_calls(tmp_path: Path) -> None:
+    # the rest of the page is about the target; a target named nowhere gets no hits about "calls"
+    dest = tmp_path / "repo"
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns(".trifecta"))
+    (dest / "py" / "app" / "journal.py").write_text(
+        'def record(worker):\n    """Counts the calls each worker makes and who calls it."""\n    return worker\n'
+    )
+    with trifecta.open(str(dest)) as opened:
+        opened.index()
+        missing = search(opened, "who calls defragment")
+        assert missing["hits"] == []
+        assert missing["plan"]["graph"]["call_sites"] == 0
+        assert missing["plan"]["unmatched"] == ["defragment"]
+        found = search(opened, "who calls Store.load")
+        assert found["hits"][0]["symbol"] == "Service.fetch"
+        assert "record" not in [h["symbol"] for h in found["hits"]]
