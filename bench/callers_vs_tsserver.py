@@ -15,7 +15,8 @@ tree:
   class family (`"related"`: a base's method it overrides, an override, a sibling implementation), which
   the server's references follow too; `precision_direct` / `recall_direct` leave those out;
 - the server: every reference but import/export lines (all the lines of a list written over several) and
-  the definition's own line.
+  the definition's own line, asked at the definition the URI selects (several may share a URI: a function
+  nested in many of a file's functions, `const loop = ...`; `uri_selects_another` counts them).
 
 Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
 the server's references that are calls (the name followed by `(` or a type argument list, not a method
@@ -114,7 +115,7 @@ def main() -> int:
     second: list[float] = []
     first: list[float] = []
     server_ms: list[float] = []
-    shared = ours_n = theirs_n = calls_n = shared_calls = direct_n = shared_direct = 0
+    shared = ours_n = theirs_n = calls_n = shared_calls = direct_n = shared_direct = elsewhere = 0
     try:
         for path, symbol, uri in picked:
             t = time.perf_counter()
@@ -126,6 +127,16 @@ def main() -> int:
             sure = [
                 h for h in (response["data"] or {}).get("hits", []) if h["resolution"] in ("exact", "import")
             ]
+            # a URI several definitions share (a nested `const loop = ...` in many functions of a file, a
+            # class expression's member) selects one: the server is asked about that one
+            selected = (response["data"] or {}).get("range", {}).get("start_line")
+            if selected is not None and selected != symbol.start_line:
+                symbol = next(
+                    (s for s in engine._app.store.symbols(path)  # noqa: SLF001
+                     if s.qualname == symbol.qualname and s.start_line == selected),
+                    symbol,
+                )  # fmt: skip
+                elsewhere += 1
             ours = {(h["path"], h["line"]) for h in sure}
             direct = {(h["path"], h["line"]) for h in sure if "related" not in h}
             text = (tree / path).read_text(errors="replace")
@@ -175,6 +186,7 @@ def main() -> int:
     summary = {
         "symbols": len(picked),
         "errors_server": sum(1 for r in rows if "error" in r),
+        "uri_selects_another": elsewhere,
         "trifecta_callers": ours_n,
         "server_references": theirs_n,
         "shared": shared,

@@ -94,6 +94,10 @@ _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)
 # --------------------------------------------------------------------------------------------- the graph
 
 
+# TypeScript's and JavaScript's endings: their callers list each signature of an overloaded declaration
+_ECMASCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
 class CallGraph:
     """Resolution over one reader, with what it looks up kept for one request (the index may change
     between requests, never during one)."""
@@ -103,6 +107,8 @@ class CallGraph:
         self._rules = rules
         self._candidates: dict[str, list[Candidate]] = {}
         self._named: dict[str, dict[tuple[str, str], Symbol]] = {}
+        self._definitions: dict[str, dict[tuple[str, str], list[Symbol]]] = {}
+        self._file_symbols: dict[str, list[Symbol]] = {}  # a file's, for the scopes of a name's definitions
         self._contexts: dict[str, FileContext] = {}
         self._modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._module_of: dict[str, tuple[str, ...]] = {}
@@ -166,6 +172,17 @@ class CallGraph:
         name = qualname.rsplit(".", 1)[-1]
         self.candidates(name)
         return self._named[name].get((path, qualname))
+
+    def definitions(self, path: str, qualname: str) -> list[Symbol]:
+        """Every definition of one qualified name in a file, in source order: an overloaded function's
+        signatures (TypeScript's `f(a: A): B` lines above its body), each a declaration of its own."""
+        name = qualname.rsplit(".", 1)[-1]
+        if name not in self._definitions:
+            by_place: dict[tuple[str, str], list[Symbol]] = {}
+            for p, s in self._reader.find_symbols(name=name):
+                by_place.setdefault((p, s.qualname), []).append(s)
+            self._definitions[name] = by_place
+        return self._definitions[name].get((path, qualname), [])
 
     def load_contexts(self, paths: Iterable[str]) -> None:
         """The imports of many files in one look-up."""
@@ -420,6 +437,7 @@ class CallGraph:
                     if how is not None:
                         family.append((call_path, edge, resolved, t, how))
                         break
+        found = self._in_scope(path, symbol, found)
         declared: list[tuple[Candidate, Relation]] = []
         if related:
             methods = [c for c in self.candidates(symbol.name) if c.kind is SymbolKind.METHOD]
@@ -430,6 +448,55 @@ class CallGraph:
                 if how is not None:
                     declared.append((c, how))
         return found, family, declared
+
+    def _scope(self, path: str, d: Symbol) -> tuple[int, int]:
+        """The lines of the innermost definition around ``d`` (the whole file when none is)."""
+        if path not in self._file_symbols:
+            self._file_symbols[path] = self.symbols(path)
+        around = [
+            (s.start_line, -s.end_line)
+            for s in self._file_symbols[path]
+            if s.start_line <= d.start_line
+            and d.end_line <= s.end_line
+            and (s.start_line, s.end_line) != (d.start_line, d.end_line)
+        ]
+        start, end = max(around, default=(1, -(1 << 30)))  # the latest start, then the first end
+        return start, -end
+
+    def overloads(self, path: str, symbol: Symbol) -> list[Symbol]:
+        """The other signatures of an overloaded TypeScript function or method: the definitions of its
+        qualified name in the same scope."""
+        same = self.definitions(path, symbol.qualname) if path.endswith(_ECMASCRIPT) else []
+        if len(same) < 2:
+            return []
+        own = self._scope(path, symbol)
+        return [d for d in same if d.start_line != symbol.start_line and self._scope(path, d) == own]
+
+    def _in_scope(
+        self, path: str, symbol: Symbol, found: list[tuple[str, Edge, Resolved]]
+    ) -> list[tuple[str, Edge, Resolved]]:
+        """TypeScript and JavaScript: when a file defines the name several times in different scopes (a
+        nested function is qualified by its own name: `const loop = ...` in many functions), the bare
+        calls in that file reaching the asked one are those inside its scope (the definition around it)
+        and not inside the narrower scope of another of them; an overload's signatures share one scope."""
+        if not path.endswith(_ECMASCRIPT) or len(self.definitions(path, symbol.qualname)) < 2:
+            return found
+        own = self._scope(path, symbol)
+        others = [
+            o
+            for d in self.definitions(path, symbol.qualname)
+            if d.start_line != symbol.start_line
+            and (o := self._scope(path, d)) != own
+            and own[0] <= o[0]
+            and o[1] <= own[1]
+        ]
+        return [
+            (p, e, r)
+            for p, e, r in found
+            if p != path
+            or e.text != e.name
+            or (own[0] <= e.line <= own[1] and not any(o[0] <= e.line <= o[1] for o in others))
+        ]
 
     def callees(self, path: str, qualname: str) -> list[tuple[Edge, Resolved]]:
         """The calls made directly in the definition (not in definitions nested in it), in source order."""
@@ -737,19 +804,37 @@ class CallersUseCase(_GraphUseCase):
                 "preview": "",
             }
 
-        # uri and preview are filled for the hits that may fit (a common name has thousands of calls)
-        hits = [row(p, e, r) for p, e, r in found]
+        def declaration(c: Candidate, how: str) -> list[dict[str, Any]]:
+            if not c.path.endswith(_ECMASCRIPT):  # one definition a name, as before
+                one = graph.symbol(c.path, c.qualname)
+                definitions = [one] if one is not None else []
+            else:
+                definitions = graph.definitions(c.path, c.qualname)
+            return [
+                {"path": c.path, "line": d.def_line, "column": 0, "symbol": c.qualname, "uri": None,
+                 "resolution": Resolution.EXACT.value, "callee": c.qualname, "use": "declaration",
+                 "related": how, "reaches": c.qualname, "preview": ""}
+                for d in definitions
+                if not _STATIC.match(d.signature) and (c.path, d.def_line) != (path, symbol.def_line)
+            ]  # fmt: skip
+
+        # uri and preview are filled for the hits that may fit (a common name has thousands of calls): the
+        # sure ones first, the calls matched by name only last
+        hits = [row(p, e, r) for p, e, r in found if r.resolution in SURE]
+        hits += [  # its other signatures (an overloaded function's)
+            {"path": path, "line": d.def_line, "column": 0, "symbol": symbol.qualname, "uri": None,
+             "resolution": Resolution.EXACT.value, "callee": symbol.qualname, "use": "declaration",
+             "related": "overload", "reaches": symbol.qualname, "preview": ""}
+            for d in graph.overloads(path, symbol)
+        ]  # fmt: skip
         # then the calls that reach another method of the class family: after every direct one
         hits += [row(p, e, r, related=how.value, reaches=t.qualname) for p, e, r, t, how in family]
-        # and the family's declarations (an override, the interface's member it implements)
-        for c, how in sorted(declared, key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)):
-            definition = graph.symbol(c.path, c.qualname)
-            if definition is not None and not _STATIC.match(definition.signature):
-                hits.append(
-                    {"path": c.path, "line": definition.def_line, "column": 0, "symbol": c.qualname, "uri": None,
-                     "resolution": Resolution.EXACT.value, "callee": c.qualname, "use": "declaration",
-                     "related": how.value, "reaches": c.qualname, "preview": ""}
-                )  # fmt: skip
+        # and the family's declarations (an override, the interface's member it implements), each signature
+        for c, how in sorted(
+            dict.fromkeys(declared), key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)
+        ):
+            hits += declaration(c, how.value)
+        hits += [row(p, e, r) for p, e, r in found if r.resolution not in SURE]
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {
             k.value: sum(1 for _, _, r in found if r.resolution is k)

@@ -693,7 +693,27 @@ def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation
         return Relation.OVERRIDE
     if len(up_asked) > 1 and up_asked & up_reached:
         return Relation.SIBLING
+    if _both_override_object(asked, reached, segment):
+        return Relation.SIBLING
     return None
+
+
+# TypeScript: every class extends Object, whose methods a class's own override (an interface's do not)
+_OBJECT_METHODS = frozenset(
+    {"toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable"}
+)
+
+
+def _both_override_object(asked: Candidate, reached: Candidate, segment: Segment) -> bool:
+    """TypeScript and JavaScript: two classes' methods that override one of Object's (`toString() {}` in
+    any class), which a language server's references relate through Object's."""
+    name = asked.qualname.rsplit(".", 1)[-1]
+    if name not in _OBJECT_METHODS or reached.qualname.rsplit(".", 1)[-1] != name:
+        return False
+    if not (asked.path.endswith(_ECMASCRIPT_SUFFIXES) and reached.path.endswith(_ECMASCRIPT_SUFFIXES)):
+        return False
+    owners = (owner_class(asked, segment), owner_class(reached, segment))
+    return all(o is not None and o.kind is SymbolKind.CLASS for o in owners)
 
 
 def _classes_named(

@@ -157,6 +157,16 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     except ValueError:  # the parser's time limit ran out
         parser.reset()  # else the next parse would resume this one
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
+    source = data
+    for _ in range(3 if spec.name == "typescript" else 0):  # an error repaired may uncover the next one
+        repaired = _repaired(source, tree.root_node) if tree.root_node.has_error else None
+        if repaired is None:
+            break
+        try:  # the same offsets and lines: only what the grammar cannot read is changed
+            tree, source = parser.parse(repaired), repaired
+        except ValueError:
+            parser.reset()
+            break
     matches = ts.QueryCursor(query).matches(tree.root_node)
     error = ""
     if (
@@ -164,13 +174,13 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     ):  # keep what parsed cleanly; parse each top-level block an error touches alone
         broken = [(c.start_byte, c.end_byte) for c in tree.root_node.children if c.has_error]
         whole = tree.root_node.type == "ERROR"  # the root is no `program`: patterns anchored on it fail
-        retry = [b for b in _blocks(data) if whole or any(s < b[1] and b[0] < e for s, e in broken)]
+        retry = [b for b in _blocks(source) if whole or any(s < b[1] and b[0] < e for s, e in broken)]
         matches = [m for m in matches if not whole and not _definition_node(m[1]).has_error]
         deadline = started + 2 * PARSE_SECONDS
         for block in retry:
             if time.monotonic() > deadline:  # keep what the blocks so far gave; the rest is text
                 break
-            matches += _block_matches(parser, query, data, block)
+            matches += _block_matches(parser, query, source, block)
         error = "syntax error: definitions kept where the file parses, block by block"
     if time.monotonic() - started > 2 * PARSE_SECONDS:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
@@ -182,6 +192,64 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
 
 
 _QUOTES = "\"'`"
+# TypeScript the grammar (tree-sitter-typescript 0.23) cannot read: variance annotations (`<in out A, out
+# R>`, TypeScript 4.7), and an object type's call signatures on lines of their own with no `;` between them
+# when one starts with `<` or `(` (`{ <A>(a: A): (self: B) => C` then `<A>(self: B, a: A): C }`: effect's
+# every overloaded function); either drops the definition around it (a class's methods lose their class)
+_VARIANCE = re.compile(rb"\b(?:in|out)\s+(?!extends\b)(?=[A-Za-z_$])")
+_LINE = re.compile(rb"[^\n]*\n?")
+_COMMENT_LINE = re.compile(rb"\s*(?://|/\*|\*)")
+_KEYWORD_END = re.compile(  # a line ending so goes on with the next (`A extends\n (B)`)
+    rb"(?<![\w$.])(?:extends|keyof|typeof|infer|readonly|unique|return|throw|yield|await|new|in|of|as|is|"
+    rb"satisfies|case|else|do)$"
+)
+_IN_TEXT = frozenset({"template_string", "string", "string_fragment", "comment", "regex", "regex_pattern"})
+
+
+def _repaired(data: bytes, root: ts.Node) -> bytes | None:
+    """``data`` with those spelled so the grammar reads them, at the same offsets (a variance keyword
+    blanked; in a top-level statement with errors, a `;` in the indentation of a line starting with `<` or
+    `(` after a line ending a type, `>`, `)`, `]` or a name, comments between), or None when nothing
+    changed."""
+    patched = bytearray(data)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "type_parameters":
+            for m in _VARIANCE.finditer(data, node.start_byte, node.end_byte):
+                patched[m.start() : m.end()] = b" " * (m.end() - m.start())
+            continue
+        stack.extend(c for c in node.children if c.has_error)
+    # the runs of statements with errors (the whole file when its root is one: no `program` was recovered)
+    runs: list[tuple[int, int]] = []
+    previous = None
+    for child in [root] if root.type == "ERROR" else root.children:
+        if child.has_error:
+            if previous is not None and previous.has_error:
+                runs[-1] = (runs[-1][0], child.end_byte)
+            else:
+                runs.append((child.start_byte, child.end_byte))
+        previous = child
+    for run_start, run_end in runs:
+        ends = b""  # the end of the last line that is not blank or a comment
+        for m in _LINE.finditer(data, run_start, run_end):
+            line = m.group().rstrip()
+            if not line.strip() or _COMMENT_LINE.match(line):
+                continue
+            body = line.lstrip()
+            indent = len(line) - len(body)
+            at = m.start() + indent - 1
+            if (
+                body[:1] in (b"<", b"(")
+                and indent
+                and (ends[-1:].isalnum() or ends[-1:] in b"_$>)]")
+                and not ends.endswith(b"=>")
+                and _KEYWORD_END.search(ends) is None
+                and getattr(root.descendant_for_byte_range(at, at + 1), "type", "") not in _IN_TEXT
+            ):
+                patched[at] = ord(";")
+            ends = line[-12:]
+    return bytes(patched) if patched != data else None
 
 
 @functools.cache
@@ -204,6 +272,7 @@ def _edges(
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
     in_method: set[int] = set()  # `this.<field> = ...` in a method: typed for its class
     returns: dict[int, str] = {}  # a function's start byte -> the class its annotation returns
+    returns_of: dict[int, str] = {}  # an arrow function's start byte -> the variable that holds it
     # a function's parameter's start byte -> ("i.j", the class its callback argument i gets as parameter j)
     callbacks: dict[int, list[tuple[str, str]]] = {}
     pending: list[tuple[int, dict[str, list[ts.Node]]]] = []  # names read as values
@@ -265,6 +334,8 @@ def _edges(
                     variable,
                     re.sub(r"\s+", "", _text(captures["typed.of"][0])) + ".forEach()#0.0",
                 )
+            elif start in typed and not _inferred(typed[start][1]):
+                continue  # `const v: A | B = make()`: the annotation, matched first, over the call's value
             else:  # what the call returns, looked up when asked (domain.calls)
                 typed[start] = (variable, re.sub(r"\s+", "", _text(captures["typed.call"][0])) + "()")
             declared_at[start] = captures["reference.typed"][0]
@@ -287,6 +358,10 @@ def _edges(
             returned = _type_text(captures["returns.type"][0])
             if returned:
                 returns[captures["reference.returns"][0].start_byte] = returned
+                if "returns.name" in captures:
+                    returns_of[captures["reference.returns"][0].start_byte] = _text(
+                        captures["returns.name"][0]
+                    )
             continue
         if "reference.call" in captures and "call.name" in captures:
             node, name_node = captures["reference.call"][0], captures["call.name"][0]
@@ -419,8 +494,10 @@ def _edges(
         )
     at = len(ordered) + len(typed)
     for start, function in zip(sorted(returns), scopes[at : at + len(returns)], strict=True):
-        if function:  # the annotated function itself: `_enclosing` counts a definition as around its start
-            short = function.rsplit(".", 1)[-1]
+        short = function.rsplit(".", 1)[-1]
+        # the annotated function itself: `_enclosing` counts a definition as around its start (an arrow
+        # function's, the variable holding it)
+        if function and returns_of.get(start, short) == short:
             out.append(
                 Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=returns[start])
             )
@@ -945,6 +1022,8 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
         if not name:
             continue
         owner = type_name(_text(captures["owner"][0])) if "owner" in captures else ""
+        if owner in _GLOBAL_OWNERS and node.type == "expression_statement":
+            continue  # `window.onload = function`: no member of a class or object of the file
         impl_bases = [type_name(_text(captures["trait"][0]))] if "trait" in captures else []
         found[key] = _Def(
             node=node,
@@ -965,6 +1044,10 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
             )
     return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
 
+
+# JavaScript's `X.f = function` defines `X.f`, but not on these (the query's `#not-any-of?` would say so: py-tree-sitter
+# 0.25 ignores it, so it is checked here)
+_GLOBAL_OWNERS = frozenset({"exports", "module", "this", "window", "self", "global"})
 
 # TypeScript's types that type an object literal by their first argument, and those that name no interface
 _OF_FIRST = frozenset({"Omit", "Pick", "Partial", "Readonly", "Required"})

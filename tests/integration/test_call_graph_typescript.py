@@ -196,3 +196,90 @@ def test_a_union_typed_receiver_reaches_the_method_of_each_of_its_types(engine: 
     assert sorted(callers(engine, "sym://typescript/type/lib/shape/Circle#area")) == sorted(
         [*union, ("lib/shape.ts", 23, "total", "exact", "c.area")]
     )
+
+
+def hits(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [
+        (h["path"], h["line"], h["resolution"], h["callee"], h.get("related")) for h in data["data"]["hits"]
+    ]
+
+
+def test_typescript_the_grammar_misreads_keeps_its_definitions(engine: trifecta.Engine) -> None:
+    # lib/flow.ts: `class Stream<in out A>` (variance annotations), and `interface Folder` whose signature
+    # `<A>(s: Stream<A>, a: A): Stream<A>` is on a line of its own after `fold<A>(a: A): (s) => Stream<A>`:
+    # tree-sitter-typescript reads neither, so both definitions were dropped with their members
+    assert hits(engine, "sym://typescript/type/lib/flow/Folder#unfold") == [
+        ("app/flows.ts", 5, "exact", "folder.unfold", None),
+    ]
+    assert ("lib/flow.ts", 10, "exact", "Stream.flow", "override") in hits(  # Stream's method, in its class
+        engine, "sym://typescript/type/lib/flow/Flowable#flow"
+    )
+
+
+def test_an_arrow_functions_annotated_return_types_the_calls_on_its_value(engine: trifecta.Engine) -> None:
+    # `export const streamOf = <A>(item: A): Stream<A> => ...`; app/flows.ts: `streamOf(1).flow()`
+    assert ("app/flows.ts", 4, "exact", "streamOf(1).flow", None) in hits(
+        engine, "sym://typescript/type/lib/flow/Stream#flow"
+    )
+
+
+def test_a_variables_annotation_types_it_over_the_call_that_makes_it(engine: trifecta.Engine) -> None:
+    # `export const chosen: Left | Right = makeSide()` (makeSide returns a Right): `chosen.side()` may run
+    # either, as the annotation says
+    for cls in ("Left", "Right"):
+        assert hits(engine, f"sym://typescript/type/lib/flow/{cls}#side") == [
+            ("app/flows.ts", 5, "import", "chosen.side", None),
+        ]
+
+
+def test_overloads_and_sure_hits_before_the_calls_matched_by_name(engine: trifecta.Engine) -> None:
+    # `interface Flowable { flow(): number; flow(times: number): number }`: each signature is a declaration
+    # of its own (the server lists each); `thing.flow()` on `thing: any` is matched by name only: listed
+    # after every sure hit, so a budget cuts those first
+    assert hits(engine, "sym://typescript/type/lib/flow/Flowable#flow") == [
+        ("lib/flow.ts", 5, "exact", "Flowable.flow", "overload"),
+        ("app/flows.ts", 4, "exact", "streamOf(1).flow", "override"),
+        ("lib/flow.ts", 10, "exact", "Stream.flow", "override"),
+        ("app/flows.ts", 9, "name", "thing.flow", None),
+    ]
+    assert hits(engine, "sym://typescript/type/lib/flow/Stream#flow") == [
+        ("app/flows.ts", 4, "exact", "streamOf(1).flow", None),
+        ("lib/flow.ts", 4, "exact", "Flowable.flow", "base"),
+        ("lib/flow.ts", 5, "exact", "Flowable.flow", "base"),
+        ("app/flows.ts", 9, "name", "thing.flow", None),
+    ]
+
+
+def test_every_classs_own_object_method_is_related_through_object(engine: trifecta.Engine) -> None:
+    # `class Left { toString() }`, `class Right { toString() { ... this.toString() } }`: no shared base in
+    # the code, both override Object's toString
+    assert hits(engine, "sym://typescript/type/lib/flow/Left#toString") == [
+        ("lib/flow.ts", 37, "exact", "this.toString", "sibling"),
+        ("lib/flow.ts", 36, "exact", "Right.toString", "sibling"),
+    ]
+    assert hits(engine, "sym://typescript/type/lib/flow/Left#side") == [  # no Object method: no relation
+        ("app/flows.ts", 5, "import", "chosen.side", None),
+    ]
+
+
+def test_a_nested_functions_calls_are_those_in_its_own_scope(engine: trifecta.Engine) -> None:
+    # `const step = ...` in `first` and another in `second`: both are `step` in lib/flow.ts; the URI selects
+    # the first, reached by `first`'s call only
+    assert hits(engine, "sym://typescript/type/lib/flow/step") == [("lib/flow.ts", 49, "exact", "step", None)]
+
+
+def test_assignments_to_the_globals_define_nothing() -> None:
+    # ecmascript.scm's `X.f = function` defines `X.f` but not on `window`, `self`, `global`, `exports`,
+    # `module` (py-tree-sitter 0.25 ignores the query's `#not-any-of?`: the parser checks them)
+    from trifecta.infrastructure.treesitter_parser import parse_tree_sitter, spec_for
+
+    text = "window.onload = function () {}\nconst api = {}\napi.start = function () {}\nself.onmessage = () => 1\n"
+    spec = spec_for("page.js")
+    assert spec is not None
+    parsed = parse_tree_sitter("page.js", text, spec)
+    assert [(s.qualname, s.kind.value) for s in parsed.symbols] == [
+        ("api", "const"),
+        ("api.start", "function"),
+    ]

@@ -42,7 +42,8 @@
 (expression_statement
   (assignment_expression
     left: (member_expression
-      object: (identifier) @owner (#not-any-of? @owner "exports" "module" "this" "window" "self" "global")
+      object: (identifier) @owner  ; not `window.f = ...` (treesitter_parser._GLOBAL_OWNERS: py-tree-sitter
+      ; 0.25 ignores `#not-any-of?`)
       property: (property_identifier) @name)
     right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 (expression_statement

@@ -179,6 +179,16 @@
                                  (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
                                               (array_type) @returns.type])])) @reference.returns
 
+; `const f = (a: A): T => ...` (@returns.name: the variable, the definition the return is recorded for)
+(variable_declarator
+  name: (identifier) @returns.name
+  value: (arrow_function
+    return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                   (nested_type_identifier) @returns.type (array_type) @returns.type
+                                   (readonly_type (array_type) @returns.type)
+                                   (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                                (array_type) @returns.type])])) @reference.returns)
+
 ; what a function hands its callbacks (@reference.callback: a parameter typed by a function type;
 ; @callback.param one of that type's parameters, @callback.type its type): `operate(init: (source:
 ; Observable<T>, subscriber: Subscriber<R>) => void)` types `source` in `operate((source, subscriber) => ...)`
