@@ -562,9 +562,17 @@ def _callables(
             by_place.setdefault((c.path, c.qualname), []).append(c)
             if c.qualname == name:  # a module's own: ("", name) holds them all, whatever their file
                 by_place.setdefault(("", name), []).append(c)
+            if c.path.endswith(".go"):  # a Go type's methods may be in any file of its package
+                by_place.setdefault((_go_package(c), c.qualname), []).append(c)
         segment.memo[key] = (found, by_place)
     result: tuple[tuple[Candidate, ...], dict[tuple[str, str], list[Candidate]]] = segment.memo[key]
     return result
+
+
+def _go_package(c: Candidate) -> str:
+    """The key of a Go definition's package in ``_callables``' look-up by place: a type's methods may be
+    declared in any file of its package (the folder)."""
+    return "go:" + "/".join(c.module)
 
 
 def _member(
@@ -579,6 +587,8 @@ def _member(
     for current in _class_and_bases(cls, segment):
         if not (skip_own and current is cls):
             hits = found.get((current.path, f"{current.qualname}.{name}"), [])
+            if not hits and current.path.endswith(".go"):
+                hits = found.get((_go_package(current), f"{current.qualname}.{name}"), [])
             if hits:
                 return hits
             if _assigned_in_body(current, name, segment):
@@ -685,6 +695,8 @@ def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation
         reached.qualname,
     ) or reached.kind is not SymbolKind.METHOD:
         return None
+    if asked.path.endswith(".go") and reached.path.endswith(".go"):
+        return _go_relation(asked, reached, segment)
     up_asked = overridden(asked, segment)
     if (reached.path, reached.qualname) in up_asked:
         return Relation.BASE
@@ -696,6 +708,75 @@ def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation
     if _both_override_object(asked, reached, segment):
         return Relation.SIBLING
     return None
+
+
+def _go_relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation | None:
+    """Go: a type's method and an interface's that it implements (a call through the interface may run
+    the type's, as gopls' references list it); no relation through embedding (an embedding type's method
+    shadows the embedded one's, it overrides nothing) nor between two implementations."""
+    if asked.qualname.rsplit(".", 1)[-1] != reached.qualname.rsplit(".", 1)[-1]:
+        return None
+    mine, theirs = _go_owner(asked, segment), _go_owner(reached, segment)
+    if mine is None or theirs is None:
+        return None
+    if theirs.kind is SymbolKind.INTERFACE and mine.kind is not SymbolKind.INTERFACE:
+        return Relation.BASE if go_implements(mine, theirs, segment) else None
+    if mine.kind is SymbolKind.INTERFACE and theirs.kind is not SymbolKind.INTERFACE:
+        return Relation.OVERRIDE if go_implements(theirs, mine, segment) else None
+    return None
+
+
+_GO_TYPES = _CONTAINERS | {SymbolKind.TYPE}  # a Go named type of any kind has methods (`type Path []Step`)
+
+
+def _go_owner(method: Candidate, segment: Segment) -> Candidate | None:
+    """The type a Go method is declared on, in any file of its package (the one of its file first)."""
+    owner, _, _ = method.qualname.rpartition(".")
+    found = [
+        c
+        for c in segment.lookup(owner.rsplit(".", 1)[-1])
+        if c.qualname == owner and c.module == method.module and c.kind in _GO_TYPES
+    ]
+    return min(found, key=lambda c: c.path != method.path, default=None)
+
+
+MAX_GO_METHODS = 64  # an interface with more methods than this is not worked out (no type implements it)
+
+
+def go_method_set(interface: Candidate, segment: Segment, depth: int = 0) -> frozenset[str]:
+    """The method names of a Go interface: its own (its RETURN edge, alias "methods") and its embedded
+    interfaces' (its bases)."""
+    key = ("go methods", interface.path, interface.qualname)
+    if key in segment.memo:
+        return segment.memo[key]
+    segment.memo[key] = frozenset()  # a cycle of embeddings finds nothing more
+    names: set[str] = set()
+    if segment.returns is not None:
+        for text in segment.returns(interface.qualname.rsplit(".", 1)[-1]).get(
+            (interface.path, interface.qualname), ()
+        ):
+            if text.startswith("#methods "):
+                names.update(text.removeprefix("#methods ").split())
+    if depth < MAX_BASE_DEPTH:
+        for base in base_classes(interface, segment):
+            if base.kind is SymbolKind.INTERFACE:
+                names |= go_method_set(base, segment, depth + 1)
+    result = frozenset(names)
+    segment.memo[key] = result
+    return result
+
+
+def go_implements(named: Candidate, interface: Candidate, segment: Segment) -> bool:
+    """Whether a Go type has every method of an interface (its own or an embedded type's): Go types
+    implement interfaces without saying so. An empty interface (`any`) relates nothing."""
+    key = ("go implements", named.path, named.qualname, interface.path, interface.qualname)
+    if key not in segment.memo:
+        names = go_method_set(interface, segment)
+        segment.memo[key] = 0 < len(names) <= MAX_GO_METHODS and all(
+            _member(named, n, segment, _callables(segment, n)[1]) for n in names
+        )
+    result: bool = segment.memo[key]
+    return result
 
 
 # TypeScript: every class extends Object, whose methods a class's own override (an interface's do not)
@@ -732,7 +813,8 @@ def _classes_named(
         return _imported_type_aliases(parts, ctx, segment)  # `Option.Option<A>`, a union's alias
     if len(parts) > 1:
         return []
-    classes = [c for c in segment.lookup(parts[0]) if c.kind in _CONTAINERS]
+    kinds = _GO_TYPES if ctx.path.endswith(".go") else _CONTAINERS
+    classes = [c for c in segment.lookup(parts[0]) if c.kind in kinds]
     outer = nested_in.rsplit(".", 1)[0] if "." in nested_in else ""
     local = [
         c
@@ -977,7 +1059,7 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         return _callback_classes(type_text, edge.caller, ctx, segment)
     if type_text.startswith(PARAMETER) and type_text.count(":") == 1:
         return _parameter_classes(type_text, ctx, segment)
-    if ":" in type_text and ctx.path.endswith((*_PYTHON_SUFFIXES, *_ECMASCRIPT_SUFFIXES)):
+    if ":" in type_text and ctx.path.endswith((*_PYTHON_SUFFIXES, *_ECMASCRIPT_SUFFIXES, ".go")):
         # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`);
         # TypeScript's: a class's or an interface's field (`state.copy_`, `state: MapState`)
         held, _, field = type_text.rpartition(":")
@@ -1092,6 +1174,22 @@ def _imported_variable_classes(name: str, ctx: FileContext, segment: Segment) ->
     for (path, qualname), texts in segment.returns(imp.name).items():
         where = segment.context_of(path) if qualname == imp.name else None
         if where is None or not _module_score(where.module, spec, exact, _partial(imp.text)):
+            continue
+        for text in texts:
+            if text.startswith("#var "):
+                found.extend(_value_classes(text.removeprefix("#var "), "", where, segment))
+    return list(dict.fromkeys(found))
+
+
+def _go_package_variable_classes(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """Go: the types of a package-level variable of the calling file's package, in any of its files
+    (``var CommandLine = NewFlagSet(...)``: its RETURN edge, alias "var")."""
+    if segment.returns is None or segment.context_of is None:
+        return []
+    found: list[Candidate] = []
+    for (path, qualname), texts in segment.returns(name).items():
+        where = segment.context_of(path) if qualname == name and path.endswith(".go") else None
+        if where is None or where.module != ctx.module:
             continue
         for text in texts:
             if text.startswith("#var "):
@@ -1310,6 +1408,14 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
         hits = [
             h
             for t in _classes_named(parts[0], ctx, segment, anywhere=False)
+            for h in _member(t, edge.name, segment, by_place)
+        ]
+        if hits:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(hits)))
+    if len(parts) == 2 and not edge.alias and ctx.path.endswith(".go"):
+        hits = [  # `CommandLine.Parse()`: a variable another file of the package declares
+            h
+            for t in _go_package_variable_classes(parts[0], ctx, segment)
             for h in _member(t, edge.name, segment, by_place)
         ]
         if hits:

@@ -187,8 +187,41 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     defs = _definitions(matches, spec)
     parsed = _extract(path, lines, data, defs, spec)
     docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
-    parsed = attrs.evolve(parsed, edges=_edges(matches, defs, docs))
+    edges = _edges(matches, defs, docs)
+    if spec.name == "go":  # a built-in type has no members to reach: its RETURN edges would only cost
+        edges = tuple(e for e in edges if e.kind is not EdgeKind.RETURN or e.text not in _GO_BUILTIN_TYPES)
+        edges += _go_method_sets(defs)
+    parsed = attrs.evolve(parsed, edges=edges)
     return attrs.evolve(parsed, error=error) if error else parsed
+
+
+_GO_BUILTIN_TYPES = frozenset(
+    "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
+    "uint16 uint32 uint64 uintptr any".split()
+)
+
+
+def _go_method_sets(defs: list[_Def]) -> tuple[Edge, ...]:
+    """Go: the methods each interface declares (its method set less its embedded interfaces', which are its
+    bases): a RETURN edge of the interface, alias "methods", the names space-separated. A type implements an
+    interface whose methods it has (domain.calls.go_implements), which no declaration says."""
+    out = []
+    for d in defs:
+        if d.kind is SymbolKind.INTERFACE:
+            names = sorted(
+                {
+                    m.name
+                    for m in defs
+                    if m.kind is SymbolKind.METHOD
+                    and d.node.start_byte < m.node.start_byte
+                    and m.node.end_byte <= d.node.end_byte
+                }
+            )
+            out.append(
+                Edge(kind=EdgeKind.RETURN, caller=d.qualname, line=0, column=0, name=d.name,
+                     text=" ".join(names), alias="methods")
+            )  # fmt: skip
+    return tuple(out)
 
 
 _QUOTES = "\"'`"
@@ -707,6 +740,8 @@ def _module_level(declaration: ts.Node) -> bool:
     """Whether a typed variable's declaration is a module-level `const`/`let`/`var` (maybe exported)."""
     holder = declaration.parent
     top = holder.parent if holder is not None else None
+    if holder is not None and holder.type == "var_spec":  # Go: `var CommandLine = NewFlagSet(...)`
+        return top is not None and top.parent is not None and top.parent.type == "source_file"
     if top is not None and top.type == "export_statement":
         top = top.parent
     return (

@@ -34,3 +34,54 @@
 (call_expression
   function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @reference.call
 (import_spec name: (package_identifier)? @import.alias path: (interpreted_string_literal) @import.source) @reference.import
+
+; receivers' types (domain.calls, rule 3; @reference.typed on the name: `a, b *T` declares two): a method's
+; receiver, a parameter, a `var` (module-level too), a struct's field (read as `this.<field>` of its struct)
+(parameter_declaration
+  name: (identifier) @typed.name @reference.typed
+  type: [(type_identifier) @typed.type (qualified_type) @typed.type
+         (pointer_type [(type_identifier) (qualified_type)] @typed.type)
+         (generic_type type: [(type_identifier) (qualified_type)] @typed.type)
+         (pointer_type (generic_type type: [(type_identifier) (qualified_type)] @typed.type))])
+(var_spec
+  name: (identifier) @typed.name @reference.typed
+  type: [(type_identifier) @typed.type (qualified_type) @typed.type
+         (pointer_type [(type_identifier) (qualified_type)] @typed.type)
+         (generic_type type: [(type_identifier) (qualified_type)] @typed.type)
+         (pointer_type (generic_type type: [(type_identifier) (qualified_type)] @typed.type))])
+(field_declaration
+  name: (field_identifier) @typed.field @reference.typed
+  type: [(type_identifier) @typed.type (qualified_type) @typed.type
+         (pointer_type [(type_identifier) (qualified_type)] @typed.type)
+         (generic_type type: [(type_identifier) (qualified_type)] @typed.type)
+         (pointer_type (generic_type type: [(type_identifier) (qualified_type)] @typed.type))])
+; a variable holding a composite literal (`x := &T{...}`, `var x = T{}`) or what a call returns (`x, err :=
+; f()`: the first result, `f()`)
+(short_var_declaration
+  left: (expression_list . (identifier) @typed.name @reference.typed)
+  right: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @typed.type)
+                             (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @typed.type))]))
+(var_spec
+  name: (identifier) @typed.name @reference.typed
+  value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @typed.type)
+                             (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @typed.type))]))
+(short_var_declaration
+  left: (expression_list . (identifier) @typed.name @reference.typed)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @typed.call)))
+(var_spec
+  name: (identifier) @typed.name @reference.typed
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @typed.call)))
+
+; what a function returns (its first result's type), for `x := NewT()` and `f().m()`
+(function_declaration
+  result: [(type_identifier) @returns.type (qualified_type) @returns.type
+           (pointer_type [(type_identifier) (qualified_type)] @returns.type)
+           (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)] @returns.type))
+           (parameter_list . (parameter_declaration
+                               type: (pointer_type [(type_identifier) (qualified_type)] @returns.type)))]) @reference.returns
+(method_declaration
+  result: [(type_identifier) @returns.type (qualified_type) @returns.type
+           (pointer_type [(type_identifier) (qualified_type)] @returns.type)
+           (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)] @returns.type))
+           (parameter_list . (parameter_declaration
+                               type: (pointer_type [(type_identifier) (qualified_type)] @returns.type)))]) @reference.returns
