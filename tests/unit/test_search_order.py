@@ -5,11 +5,14 @@ from __future__ import annotations
 import attrs
 
 from trifecta.application.search import (
+    ALTERNATIVE_WEIGHT,
     FILE_EVIDENCE,
     OWNER_EVIDENCE,
+    SPANISH_ALTERNATIVE_WEIGHT,
     SearchSegment,
     _at_matching_lines,
     _members_before_their_type,
+    _weighted_groups,
     _with_file_evidence,
     _with_owner_evidence,
     asks_a_question,
@@ -259,3 +262,40 @@ def test_each_language_marks_a_definition_deprecated_its_own_way() -> None:
     assert _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/b.py"}))
     assert not _is_deprecated(chunk(body="def f(): ..."), frozenset({"a/b"}))  # a module "a/b" is no folder
     assert not _is_deprecated(chunk(body="x = 1", kind=ChunkKind.MODULE), none)
+
+
+def test_a_spanish_word_says_its_first_translation_and_its_other_alternatives_count_less() -> None:
+    translations = {"genera": ("generate", "create"), "nombre": ("name",)}
+    groups, weights = _weighted_groups(
+        ["genera", "nombre", "MetaData", "datetime"],
+        [
+            ["genera", "generate", "create", "make", "build"],
+            ["nombre", "name"],
+            ["metadata", "meta data"],
+            ["datetime"],
+        ],
+        translations,
+    )
+    assert groups[0] == [
+        "generate",
+        "genera",
+        "create",
+        "make",
+        "build",
+    ]  # the translation is the word searched
+    assert groups[1] == ["name", "nombre"]
+    assert weights == [
+        SPANISH_ALTERNATIVE_WEIGHT,
+        SPANISH_ALTERNATIVE_WEIGHT,
+        1.0,
+        1.0,
+    ]  # names, loans: as written
+    assert ALTERNATIVE_WEIGHT < SPANISH_ALTERNATIVE_WEIGHT < 1.0
+
+
+def test_an_english_words_synonyms_count_less_than_the_word_written() -> None:
+    groups, weights = _weighted_groups(
+        ["produce", "parse_url"], [["produce", "create"], ["parse_url", "parse url"]], {}
+    )
+    assert groups == [["produce", "create"], ["parse_url", "parse url"]]
+    assert weights == [ALTERNATIVE_WEIGHT, 1.0]
