@@ -319,6 +319,13 @@ def _edges(
                 (position, _type_text(captures["callback.type"][0]))
             )
             continue
+        if "typed.protocol" in captures:  # `const it = xs[Symbol.iterator]()`: an Iterator
+            protocol = _PROTOCOLS.get(b"[Symbol." + (captures["typed.protocol"][0].text or b"") + b"]")
+            if protocol:
+                node = captures["reference.typed"][0]
+                typed[node.start_byte] = (_text(captures["typed.name"][0]), protocol)
+                declared_at[node.start_byte] = node
+            continue
         if captures.keys() == {"reference.typed", "typed.name"}:  # an untyped arrow function parameter
             node = captures["reference.typed"][0]  # an arrow function's parameter (or its one bare name)
             arrow = node.parent if node.type == "identifier" else node.parent.parent if node.parent else None
@@ -1035,7 +1042,7 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
             ]
             if of.type == "method_definition":  # an object literal's method: the literal's types
                 typed_by = _literal_type(of)
-                named = _literal_types(typed_by) if typed_by is not None else []
+                named = _literal_types(typed_by) if typed_by is not None else _protocol_types(of)
             bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(named)
             continue
         label = next((c for c in captures if c.startswith("definition.")), None)
@@ -1103,6 +1110,28 @@ def _literal_types(node: ts.Node) -> list[str]:
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         return _literal_types(first) if first is not None else []
     return [] if _text(name) in _NO_MEMBERS else [_text(name)]
+
+
+# what a method of these names returns, by the language's protocols: an iterator
+_PROTOCOLS = {b"[Symbol.iterator]": "Iterator", b"[Symbol.asyncIterator]": "AsyncIterator"}
+
+
+def _protocol_types(method: ts.Node) -> list[str]:
+    """The built-in type of an object literal no annotation types, by the method returning it:
+    `[Symbol.iterator]() { return { next() {...} } }` returns an Iterator (its `next` implements
+    Iterator's, which calls on an iterator may run)."""
+    literal = method.parent
+    holder = literal.parent if literal is not None else None
+    if holder is None or holder.type != "return_statement":
+        return []
+    function = holder.parent
+    while function is not None and function.type not in _FUNCTION_NODES:
+        function = function.parent
+    name = function.child_by_field_name("name") if function is not None else None
+    if function is None or function.type != "method_definition" or name is None:
+        return []
+    protocol = _PROTOCOLS.get(name.text or b"")
+    return [protocol] if protocol else []
 
 
 def _literal_type(method: ts.Node) -> ts.Node | None:

@@ -283,3 +283,12 @@ def test_assignments_to_the_globals_define_nothing() -> None:
         ("api", "const"),
         ("api.start", "function"),
     ]
+
+
+def test_an_iterators_next_is_reached_by_calls_on_iterators(engine: trifecta.Engine) -> None:
+    # lib/flow.ts: `[Symbol.iterator]() { return { next() {...} } }` returns an Iterator (the protocol says
+    # so, no annotation does); app/flows.ts: `const it = items[Symbol.iterator]()`, `more: Iterator<number>`
+    assert hits(engine, "sym://typescript/type/lib/flow/next") == [
+        ("app/flows.ts", 14, "exact", "it.next", "base"),
+        ("app/flows.ts", 14, "exact", "more.next", "base"),
+    ]

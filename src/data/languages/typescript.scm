@@ -207,6 +207,14 @@
         type: (type_annotation [(type_identifier) @callback.type (generic_type name: (_) @callback.type)
                                 (nested_type_identifier) @callback.type])) @callback.param)))) @reference.callback
 
+; `const it = xs[Symbol.iterator]()`: an Iterator (@typed.protocol: `iterator`, `asyncIterator`)
+(variable_declarator
+  name: (identifier) @typed.name
+  value: (call_expression
+    function: (subscript_expression
+      index: (member_expression object: (identifier) @_symbol (#eq? @_symbol "Symbol")
+                                property: (property_identifier) @typed.protocol)))) @reference.typed
+
 ; `for (const q of queries)`: `q` is an element of `queries` (@typed.of), as `queries.forEach((q) => ...)` reads it
 (for_in_statement left: (identifier) @typed.name "of" right: (_) @typed.of) @reference.typed
 
