@@ -195,6 +195,10 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     return attrs.evolve(parsed, error=error) if error else parsed
 
 
+# Go: the names a function's `a, b :=` and `for k, v := range` declare (`var` is _DECLARED's), and the
+# bare names read as values that are never a function of the project's
+_GO_DECLARED = re.compile(rb"([A-Za-z_]\w*)(?=(?:\s*,\s*[A-Za-z_]\w*)*\s*:=)")
+_GO_NOT_VALUES = frozenset({b"nil", b"true", b"false", b"iota", b"_", b"err", b"ok"})
 _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
     "uint16 uint32 uint64 uintptr any".split()
@@ -497,6 +501,7 @@ def _edges(
                         if node.start_byte < d.node.start_byte and d.node.end_byte <= node.end_byte
                     }
                     declared = {d.decode() for d in _DECLARED.findall(node.text or b"")} - inner
+                    declared |= {d.decode() for d in _GO_DECLARED.findall(node.text or b"")}
                     params[scope] = (*_params(by_qualname[scope]), *declared)
                 if name in params[scope]:
                     return True
@@ -614,7 +619,9 @@ def _values(
                 continue
             name = _text(name_node)
             text = f"{receiver.decode() if receiver else ''}.{name}"
-        elif name_node.text in functions_b:
+        elif name_node.text in functions_b or (
+            "value.go" in captures and name_node.text not in _GO_NOT_VALUES
+        ):
             name = text = _text(name_node)
         else:
             continue

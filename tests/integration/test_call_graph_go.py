@@ -80,3 +80,11 @@ def test_calls_through_an_interface_reach_the_types_that_implement_it(engine: tr
         engine, "sym://go/type/shapes/shape/Square#Name"
     )
     assert all("related" not in h for h in hits(engine, "sym://go/type/shapes/shape/Circle#Area"))
+
+
+def test_functions_read_as_values_are_listed_with_the_calls(engine: trifecta.Engine) -> None:
+    # `apply(areaOf)` and `{"area": areaOf}` in use.go; `grow := 2; _ = grow` is a variable, not `grow`
+    assert [
+        (h["path"], h["line"], h["symbol"], h["use"]) for h in hits(engine, "sym://go/type/shapes/use/areaOf")
+    ] == [("shapes/use.go", 41, "table", "reference"), ("shapes/use.go", 44, "measure", "reference")]
+    assert callers(engine, "sym://go/type/shapes/use/grow") == []

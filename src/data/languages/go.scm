@@ -85,3 +85,14 @@
            (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)] @returns.type))
            (parameter_list . (parameter_declaration
                                type: (pointer_type [(type_identifier) (qualified_type)] @returns.type)))]) @reference.returns
+
+; functions read as values (@reference.value, @value.go: a bare name is kept whatever the file defines, a
+; package's functions being in its other files too; `x.m` with @value.receiver): an argument, a keyed
+; element's value (`Args: NoArgs`, `"gt": Gt`), an assignment's or a return's value
+(argument_list (identifier) @reference.value @value.go)
+(argument_list (selector_expression operand: (identifier) @value.receiver field: (field_identifier) @value.name) @reference.value)
+(keyed_element value: (literal_element (identifier) @reference.value @value.go))
+(keyed_element value: (literal_element (selector_expression operand: (identifier) @value.receiver field: (field_identifier) @value.name) @reference.value))
+(literal_value (literal_element (identifier) @reference.value @value.go))
+(assignment_statement right: (expression_list (identifier) @reference.value @value.go))
+(return_statement (expression_list (identifier) @reference.value @value.go))
