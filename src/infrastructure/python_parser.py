@@ -292,139 +292,10 @@ _FUNCTIONS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _LEAVES = frozenset({type(None), str, bytes, int, float, complex, bool, type(...), ast.Constant,
                      ast.Pass, ast.Break, ast.Continue, ast.Nonlocal})  # fmt: skip
 # What the edge walk reads: calls, imports, what gives a variable its type or binds a name, what a function
-# returns, and (`_nodes`' `names`) the names of functions used as values.
+# returns, and the names of functions used as values (`_edges`' walk).
 _WANTED = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.For, ast.AsyncFor, ast.Import,
                      ast.ImportFrom, ast.Return, ast.FunctionDef, ast.AsyncFunctionDef, ast.comprehension, ast.withitem, ast.NamedExpr,
                      ast.ExceptHandler, ast.Global})  # fmt: skip
-
-
-def _nodes(
-    tree: ast.AST,
-    names: frozenset[str] = frozenset(),
-    functions: frozenset[str] = frozenset(),
-    methods: frozenset[str] = frozenset(),
-    owners: frozenset[str] = _SELF_NAMES,
-    modules: frozenset[str] = frozenset(),
-    namespaces: frozenset[str] = frozenset(),
-) -> tuple[list[Any], list[ast.Call], list[Any]]:
-    """The nodes of the tree the edge walk reads (depth first), sorted as it reads them: the statements and
-    other nodes of the kinds in `_WANTED`, the calls, and the values read (names and attributes, ``Load``
-    only). `ast.walk` without its generators, without visiting expression contexts, operators and leaves
-    (2.7x faster than `ast.walk` on the standard library).
-
-    The values are the `ast.Name`s of ``names`` (of ``functions`` only when an attribute is read from it:
-    `f.__doc__`, not `log.info`), the attributes of ``methods`` read from a name (``self.m``, ``cls.m``,
-    ``Klass.m``, ``tracker.m``) or a call (``Codec().m``), and the classes read from ``modules``
-    (``typing.Optional``, ``socket.SocketType``; a capitalized name, not a constant), and the functions
-    read from ``namespaces`` (imported modules, names a ``from`` import binds) that a call is passed or a
-    definition is decorated with (``map(os.path.normcase, ...)``, ``assertRaises(E, support.check, ...)``);
-    never a call's callee (`f` of `f()`, `self.m` of `self.m()`: those are the calls)."""
-    out: list[Any] = []
-    calls: list[ast.Call] = []
-    values: list[Any] = []
-    stack: list[Any] = [tree]
-    pop, push, extend, add, add_call, add_value = (
-        stack.pop,
-        stack.append,
-        stack.extend,
-        out.append,
-        calls.append,
-        values.append,
-    )
-    children_of = _CHILDREN.get
-    leaves, wanted, name_t, attribute_t, call_t, list_t, load_t = (
-        _LEAVES,
-        _WANTED,
-        ast.Name,
-        ast.Attribute,
-        ast.Call,
-        list,
-        ast.Load,
-    )
-    def_t, async_def_t = ast.FunctionDef, ast.AsyncFunctionDef
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is name_t:
-            if node.id in names and type(node.ctx) is load_t:
-                add_value(node)
-            continue
-        if kind in leaves:
-            continue
-        if kind is call_t:
-            add_call(node)
-            func = node.func  # pushed first, as the fields' order has it: the same order as `ast.walk`'s
-            if type(func) is attribute_t:  # `x.m(...)`: what `x` holds, never `x.m` itself (the call)
-                value = func.value
-                if type(value) is name_t:
-                    if value.id in functions and value.id not in owners:
-                        add_value(value)  # `f.cache_clear()`: `f` read as a value
-                else:
-                    push(value)
-            elif type(func) is not name_t:
-                push(func)
-            if namespaces:
-                for arg in node.args:  # `map(os.path.normcase, names)`: a module's function passed
-                    if type(arg) is attribute_t and _module_function(arg, namespaces, methods):
-                        add_value(arg)
-            extend(node.args)
-            extend(node.keywords)
-            continue
-        if kind in wanted:
-            add(node)
-            if namespaces and (kind is def_t or kind is async_def_t):
-                for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function
-                    if type(decorator) is attribute_t and _module_function(decorator, namespaces, methods):
-                        add_value(decorator)
-        elif kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
-            value = node.value
-            if type(value) is name_t:
-                if value.id in owners:
-                    if node.attr in methods and type(node.ctx) is load_t:
-                        add_value(node)
-                elif value.id in functions:
-                    add_value(value)
-                elif node.attr in methods:
-                    if type(node.ctx) is load_t:
-                        add_value(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
-                elif (
-                    value.id in modules
-                    and node.attr[:1].isupper()
-                    and not node.attr.isupper()
-                    and type(node.ctx) is load_t
-                ):
-                    add_value(node)  # `typing.Optional`
-            else:
-                value_kind = type(value)
-                if value_kind is call_t:
-                    if node.attr in methods and type(node.ctx) is load_t:
-                        add_value(node)  # `Codec().encode`
-                elif (
-                    value_kind is attribute_t
-                    and type(value.value) is name_t
-                    and value.value.id in _SELF_NAMES
-                    and node.attr in methods
-                    and type(node.ctx) is load_t
-                ):
-                    add_value(node)  # `self.successor._select_from`: typed by the field
-                push(value)
-            continue
-        children = children_of(kind)
-        if children is None:
-            children = _children_getter(kind)
-        if isinstance(children, str):  # the one field that may hold nodes
-            value = getattr(node, children)
-            if type(value) is list_t:
-                extend(value)
-            elif value is not None:
-                push(value)
-            continue
-        for value in children(node):
-            if type(value) is list_t:
-                extend(value)  # a string or None in a list (`Dict.keys`) is a leaf, skipped when popped
-            elif value is not None:
-                push(value)
-    return out, calls, values
 
 
 def _module_function(node: ast.Attribute, modules: frozenset[str], methods: frozenset[str]) -> bool:
@@ -442,7 +313,7 @@ def _module_function(node: ast.Attribute, modules: frozenset[str], methods: froz
 
 
 def _children_getter(kind: type) -> str | Callable[[Any], tuple[Any, ...]]:
-    """How `_nodes` reads a node type's fields that may hold nodes: the one field's name, else a getter
+    """How `_edges`' walk reads a node type's fields that may hold nodes: the one field's name, else a getter
     of them all as a tuple (one C call rather than a `getattr` per field)."""
     fields = [f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES]
     getter: str | Callable[[Any], tuple[Any, ...]]
@@ -620,39 +491,40 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         """The type a call's value has, as recorded: a class it constructs, or `f()` (looked up later).
         In a method (``where``), `cls(...)`, `type(self)(...)` and `self.__class__(...)` name its class (not
         a metaclass's: its `cls` is the class it makes)."""
-        func = value.func
+        func: Any = value.func
         kind = type(func)
         if kind is name_t:
-            text = func.id  # type: ignore[attr-defined]
+            text = func.id
             if where is not None and (text == "cls" or (class_params and text == class_params.get(where))):
                 return own_class(where) or f"{text}()"
-        elif kind is attribute_t:
+            # `x = deque()` of a lower-case class here (`_is_class_name` inlined: this runs per assignment)
+            return text if text[:1].isupper() or text in classes else f"{text}()"
+        if kind is attribute_t:
+            head = func.value
             if (
                 where is not None
-                and func.attr == "__class__"  # type: ignore[attr-defined]
-                and type(func.value) is name_t  # type: ignore[attr-defined]
-                and func.value.id in _SELF_NAMES  # type: ignore[attr-defined]
+                and func.attr == "__class__"
+                and type(head) is name_t
+                and head.id in _SELF_NAMES
             ):
                 return own_class(where)
-            text = _callee(func)
+            text = f"{head.id}.{func.attr}" if type(head) is name_t else _callee(func)
             if "?" in text:
                 return ""
+            return text if func.attr[:1].isupper() or text in classes else f"{text}()"
         else:
             if (
                 where is not None
                 and kind is call_t
-                and type(func.func) is name_t  # type: ignore[attr-defined]
-                and func.func.id == "type"  # type: ignore[attr-defined]
-                and len(func.args) == 1  # type: ignore[attr-defined]
-                and type(func.args[0]) is name_t  # type: ignore[attr-defined]
-                and func.args[0].id in _SELF_NAMES  # type: ignore[attr-defined]
+                and type(func.func) is name_t
+                and func.func.id == "type"
+                and len(func.args) == 1
+                and type(func.args[0]) is name_t
+                and func.args[0].id in _SELF_NAMES
             ):
                 return own_class(where)
             text = _type_name(func)  # `"Foo"()`
             return text if text and (_is_class_name(text) or text in classes) else ""
-        if _is_class_name(text) or text in classes:  # `x = deque()` of a lower-case class here
-            return text
-        return f"{text}()"
 
     def own_class(where: str) -> str:
         own = class_of(where)
@@ -780,10 +652,95 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     from_imported, modules = _imported(tree)
     values_of = functions | from_imported | class_shorts
     namespaces = modules | from_imported  # `from test import support`: `support.check__all__` passed
-    statements, calls, values = _nodes(tree, values_of, functions, methods, owners, modules, namespaces)
-    for node in statements:
+    # The walk: every node of the tree once, depth first, the last child first (the order the types' lists
+    # follow), without `ast.walk`'s generators and without visiting expression contexts, operators and
+    # leaves. The statements and other nodes of `_WANTED`'s kinds are read as they are met; the calls and
+    # the values read (names and attributes, ``Load`` only) once the walk is done, when every variable's
+    # type is known. The values are the `ast.Name`s of ``values_of`` (of ``functions`` only when an
+    # attribute is read from it: `f.__doc__`, not `log.info`), the attributes of ``methods`` read from a
+    # name (``self.m``, ``cls.m``, ``Klass.m``, ``tracker.m``) or a call (``Codec().m``), the classes read
+    # from ``modules`` (``typing.Optional``, ``socket.SocketType``; a capitalized name, not a constant),
+    # and the functions read from ``namespaces`` (imported modules, names a ``from`` import binds) that a
+    # call is passed, a definition is decorated with or a variable is assigned (``map(os.path.normcase,
+    # ...)``, ``@functools.lru_cache``, ``save = linecache.getlines``); never a call's callee (`f` of `f()`,
+    # `self.m` of `self.m()`: those are the calls).
+    calls: list[ast.Call] = []
+    values: list[Any] = []
+    assigned_functions: list[ast.Attribute] = []  # `save = linecache.getlines`: values too
+    stack: list[Any] = [tree]
+    pop, push, extend, add_call, add_value = (
+        stack.pop,
+        stack.append,
+        stack.extend,
+        calls.append,
+        values.append,
+    )
+    children_of = _CHILDREN.get
+    leaves, wanted, list_t, load_t = _LEAVES, _WANTED, list, ast.Load
+    while stack:
+        node = pop()
         kind = type(node)
+        if kind is name_t:
+            if node.id in values_of and type(node.ctx) is load_t:
+                add_value(node)
+            continue
+        if kind in leaves:
+            continue
+        if kind is call_t:
+            add_call(node)
+            func = node.func  # pushed first, as the fields' order has it
+            if type(func) is attribute_t:  # `x.m(...)`: what `x` holds, never `x.m` itself (the call)
+                value = func.value
+                if type(value) is name_t:
+                    if value.id in functions and value.id not in owners:
+                        add_value(value)  # `f.cache_clear()`: `f` read as a value
+                else:
+                    push(value)
+            elif type(func) is not name_t:
+                push(func)
+            if namespaces:
+                for arg in node.args:  # `map(os.path.normcase, names)`: a module's function passed
+                    if type(arg) is attribute_t and _module_function(arg, namespaces, methods):
+                        add_value(arg)
+            extend(node.args)
+            extend(node.keywords)
+            continue
+        if kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
+            value = node.value
+            if type(value) is name_t:
+                if value.id in owners:
+                    if node.attr in methods and type(node.ctx) is load_t:
+                        add_value(node)
+                elif value.id in functions:
+                    add_value(value)
+                elif node.attr in methods:
+                    if type(node.ctx) is load_t:
+                        add_value(node)  # `tracker.ensure_running`: kept if the walk types `tracker`
+                elif (
+                    value.id in modules
+                    and node.attr[:1].isupper()
+                    and not node.attr.isupper()
+                    and type(node.ctx) is load_t
+                ):
+                    add_value(node)  # `typing.Optional`
+            else:
+                value_kind = type(value)
+                if value_kind is call_t:
+                    if node.attr in methods and type(node.ctx) is load_t:
+                        add_value(node)  # `Codec().encode`
+                elif (
+                    value_kind is attribute_t
+                    and type(value.value) is name_t
+                    and value.value.id in _SELF_NAMES
+                    and node.attr in methods
+                    and type(node.ctx) is load_t
+                ):
+                    add_value(node)  # `self.successor._select_from`: typed by the field
+                push(value)
+            continue
         if kind is assign_t:
+            extend(node.targets)
+            push(node.value)
             value = node.value
             where = owner[node.lineno]
             for target in node.targets:
@@ -802,7 +759,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if (type(head) is not name_t or head.id in namespaces) and _module_function(
                     value, namespaces, methods
                 ):
-                    values.append(value)
+                    assigned_functions.append(value)
             if value_kind is not call_t and value_kind is not name_t and value_kind is not attribute_t:
                 if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `x = a or b()`: either side's
                     for alternative in _alternatives(value):
@@ -833,7 +790,36 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 edges.append((RETURN, f"{where}.{name}", 0, 0, name, _callee(value), "attr"))
                 class_attributes.add(f"{where}.{name}")
             assign(node.targets, value, where)
-        elif kind is ann_t:
+            continue
+        if kind is arg_t:
+            if node.annotation is not None:
+                push(node.annotation)
+            key = (owner[node.lineno], node.arg)
+            assigned.add(key)
+            if node.annotation is None:
+                untyped_params.add(key)
+            else:
+                for name in _annotation_types(node.annotation):
+                    typed(key, name)
+            continue
+        children = children_of(kind)
+        if children is None:
+            children = _children_getter(kind)
+        if isinstance(children, str):  # the one field that may hold nodes
+            value = getattr(node, children)
+            if type(value) is list_t:
+                extend(value)
+            elif value is not None:
+                push(value)
+        else:
+            for value in children(node):
+                if type(value) is list_t:
+                    extend(value)  # a string or None in a list (`Dict.keys`) is a leaf, skipped when popped
+                elif value is not None:
+                    push(value)
+        if kind not in wanted:
+            continue
+        if kind is ann_t:
             if type(node.target) is name_t:
                 where = owner[node.lineno]
                 assigned.add((where, node.target.id))
@@ -843,14 +829,6 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     typed((where, node.target.id), name)
                     if where in classes:  # `flags: Flags` in a class body (PEP 526, dataclass, NamedTuple)
                         typed((where, f"self.{node.target.id}"), name)  # types the instances' field
-        elif kind is arg_t:
-            key = (owner[node.lineno], node.arg)
-            assigned.add(key)
-            if node.annotation is None:
-                untyped_params.add(key)
-            else:
-                for name in _annotation_types(node.annotation):
-                    typed(key, name)
         elif kind is return_t:
             where = owner[node.lineno]
             value = node.value
@@ -870,6 +848,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 known = returns.setdefault(where, [])
                 known.extend(n for n in dict.fromkeys(names) if n not in known)
         elif kind is def_t or kind is async_def_t:
+            if namespaces:
+                for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function
+                    if type(decorator) is attribute_t and _module_function(decorator, namespaces, methods):
+                        add_value(decorator)
             defs_of[owner[node.lineno]] = node  # its parameters' positions and defaults, read when asked
             if node.decorator_list or node.name == "__new__":
                 first = node.args.posonlyargs or node.args.args
@@ -923,6 +905,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 edges.append(
                     (IMPORT, owner[node.lineno], node.lineno, node.col_offset, a.name, module, alias)
                 )
+    values += assigned_functions
 
     def parameter_text(function: str, param: str) -> str:
         """``(param)F:p@i``: the untyped parameter ``p`` of ``F``, which a call passes at position ``i`` (after
@@ -1073,9 +1056,17 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         return text
 
     receivers: dict[tuple[str, str], str] = {}  # (caller, variable) -> receiver_type: a scope asks often
+    # the variables `receiver_type` may find a type for: a name some scope types (or the file's functions
+    # agree on), or some function's untyped parameter but `self`; for others it finds none in any scope
+    maybe_typed = {v for _, v in untyped_params}
+    maybe_typed -= _SELF_NAMES
+    maybe_typed.update(v for _, v in types)
+    maybe_typed.update(consensus)
 
     def receiver_type(caller: str, variable: str) -> str:
         """``variable_type``, with a call on another variable made concrete (``concrete``)."""
+        if variable not in maybe_typed:
+            return ""
         key = (caller, variable)
         known = receivers.get(key)
         if known is not None:
@@ -1159,9 +1150,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             column = max(0, (func.end_col_offset or 0) - len(name))
             value = func.value
             if type(value) is name_t:  # most are `x.m()`
-                text = f"{value.id}.{name}"
-                memo = receivers.get((caller, value.id))  # `receiver_type`'s memo, read here: a third of
-                receiver = receiver_type(caller, value.id) if memo is None else memo  # the calls ask again
+                variable = value.id
+                text = f"{variable}.{name}"
+                if variable not in maybe_typed:  # a name no scope types (`os`, `sys`, mostly `self`)
+                    receiver = ""
+                else:
+                    memo = receivers.get((caller, variable))  # `receiver_type`'s memo, read here: a third
+                    receiver = receiver_type(caller, variable) if memo is None else memo  # ask again
             else:
                 text = _callee(func)
                 dots = text.count(".")
