@@ -463,15 +463,6 @@ class CallGraph:
         start, end = max(around, default=(1, -(1 << 30)))  # the latest start, then the first end
         return start, -end
 
-    def overloads(self, path: str, symbol: Symbol) -> list[Symbol]:
-        """The other signatures of an overloaded TypeScript function or method: the definitions of its
-        qualified name in the same scope."""
-        same = self.definitions(path, symbol.qualname) if path.endswith(_ECMASCRIPT) else []
-        if len(same) < 2:
-            return []
-        own = self._scope(path, symbol)
-        return [d for d in same if d.start_line != symbol.start_line and self._scope(path, d) == own]
-
     def _in_scope(
         self, path: str, symbol: Symbol, found: list[tuple[str, Edge, Resolved]]
     ) -> list[tuple[str, Edge, Resolved]]:
@@ -821,12 +812,6 @@ class CallersUseCase(_GraphUseCase):
         # uri and preview are filled for the hits that may fit (a common name has thousands of calls): the
         # sure ones first, the calls matched by name only last
         hits = [row(p, e, r) for p, e, r in found if r.resolution in SURE]
-        hits += [  # its other signatures (an overloaded function's)
-            {"path": path, "line": d.def_line, "column": 0, "symbol": symbol.qualname, "uri": None,
-             "resolution": Resolution.EXACT.value, "callee": symbol.qualname, "use": "declaration",
-             "related": "overload", "reaches": symbol.qualname, "preview": ""}
-            for d in graph.overloads(path, symbol)
-        ]  # fmt: skip
         # then the calls that reach another method of the class family: after every direct one
         hits += [row(p, e, r, related=how.value, reaches=t.qualname) for p, e, r, t, how in family]
         # and the family's declarations (an override, the interface's member it implements), each signature

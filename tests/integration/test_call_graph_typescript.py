@@ -235,11 +235,10 @@ def test_a_variables_annotation_types_it_over_the_call_that_makes_it(engine: tri
 
 
 def test_overloads_and_sure_hits_before_the_calls_matched_by_name(engine: trifecta.Engine) -> None:
-    # `interface Flowable { flow(): number; flow(times: number): number }`: each signature is a declaration
-    # of its own (the server lists each); `thing.flow()` on `thing: any` is matched by name only: listed
-    # after every sure hit, so a budget cuts those first
+    # `interface Flowable { flow(): number; flow(times: number): number }`: each signature of a related
+    # method is a declaration of its own (the server lists each; not the asked method's own); `thing.flow()`
+    # on `thing: any` is matched by name only: listed after every sure hit, so a budget cuts those first
     assert hits(engine, "sym://typescript/type/lib/flow/Flowable#flow") == [
-        ("lib/flow.ts", 5, "exact", "Flowable.flow", "overload"),
         ("app/flows.ts", 4, "exact", "streamOf(1).flow", "override"),
         ("lib/flow.ts", 10, "exact", "Stream.flow", "override"),
         ("app/flows.ts", 9, "name", "thing.flow", None),
@@ -249,6 +248,10 @@ def test_overloads_and_sure_hits_before_the_calls_matched_by_name(engine: trifec
         ("lib/flow.ts", 4, "exact", "Flowable.flow", "base"),
         ("lib/flow.ts", 5, "exact", "Flowable.flow", "base"),
         ("app/flows.ts", 9, "name", "thing.flow", None),
+    ]
+    # a function's overloads are its own declarations, not references (`export function pick(a: A): A`)
+    assert hits(engine, "sym://typescript/type/lib/flow/pick") == [
+        ("app/flows.ts", 17, "import", "pick", None)
     ]
 
 
