@@ -45,6 +45,7 @@ import attrs
 from ..domain import actions as act
 from ..domain.budget import BudgetPolicy, cut_snippet, utf8_size
 from ..domain.calls import (
+    GO_MODULE_FOLDER,
     LOCAL,
     PARAMETER,
     Candidate,
@@ -102,9 +103,13 @@ class CallGraph:
     """Resolution over one reader, with what it looks up kept for one request (the index may change
     between requests, never during one)."""
 
-    def __init__(self, reader: IndexReader, rules: Mapping[str, PathRules]) -> None:
+    def __init__(
+        self, reader: IndexReader, rules: Mapping[str, PathRules], read: Callable[[str], bytes] | None = None
+    ) -> None:
         self._reader = reader
         self._rules = rules
+        self._read = read  # a file's bytes as an agent may see them (Go's go.mod), if the caller has them
+        self._go_modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}  # folder -> its go.mod's module
         self._candidates: dict[str, list[Candidate]] = {}
         self._named: dict[str, dict[tuple[str, str], Symbol]] = {}
         self._definitions: dict[str, dict[tuple[str, str], list[Symbol]]] = {}
@@ -336,9 +341,40 @@ class CallGraph:
             path=path,
             module=module,
             package=package,
-            imports=bound_imports(imports),
+            imports=bound_imports(self._go_own_imports(path, imports) if path.endswith(".go") else imports),
             stars=star_imports(imports),
         )
+
+    def _go_own_imports(self, path: str, imports: Sequence[Edge]) -> Sequence[Edge]:
+        """A Go file's imports of its own module's packages written as their folders (``GO_MODULE_FOLDER``):
+        `github.com/spf13/cobra` imported by cobra's `doc/` is the module's root folder, which no import
+        path's last part names; `example.com/m/util` the folder `util` of the go.mod's folder exactly."""
+        found = self._go_module(path.rsplit("/", 1)[0] if "/" in path else "")
+        if found is None:
+            return imports
+        declared, folder = found
+        out = []
+        for edge in imports:
+            text = edge.text.strip().strip('"`')
+            if text == declared or text.startswith(declared + "/"):
+                rest = text.removeprefix(declared).strip("/")
+                edge = attrs.evolve(edge, text=GO_MODULE_FOLDER + "/".join((*folder, *rest.split("/"))))
+            out.append(edge)
+        return out
+
+    def _go_module(self, folder: str) -> tuple[str, tuple[str, ...]] | None:
+        """(the module path, its folder as a Go package's module) of the go.mod nearest above ``folder`` (a
+        segment-relative folder, "" the root), read through the segment's file rules; None without one."""
+        if folder in self._go_modules:
+            return self._go_modules[folder]
+        found: tuple[str, tuple[str, ...]] | None = None
+        declared = _go_module_path(self._read, f"{folder}/go.mod" if folder else "go.mod")
+        if declared:
+            found = (declared, self.module(f"{folder}/x.go" if folder else "x.go"))
+        elif folder:
+            found = self._go_module(folder.rsplit("/", 1)[0] if "/" in folder else "")
+        self._go_modules[folder] = found
+        return found
 
     def resolve(self, path: str, edge: Edge) -> Resolved:
         return resolve_edge(edge, self.context(path), self.segment)
@@ -553,6 +589,20 @@ class ImpactRequest:
     depth: int = 3
 
 
+_GO_MODULE_LINE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)", re.MULTILINE)
+
+
+def _go_module_path(read: Callable[[str], bytes] | None, path: str) -> str:
+    """The module path a go.mod declares (`module github.com/spf13/cobra`), "" when it cannot be read."""
+    if read is None:
+        return ""
+    try:
+        found = _GO_MODULE_LINE.search(read(path)[:65536])
+    except (OutsideSegment, OSError, FileRefused):
+        return ""
+    return found.group(1).decode("utf-8", errors="replace") if found else ""
+
+
 def _json_size(value: Any) -> int:
     return utf8_size(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
@@ -593,7 +643,9 @@ class _GraphUseCase:
     def _graph(self) -> CallGraph:
         """The request's graph: the kept one inside ``_kept_graph``, else a new one."""
         graph: CallGraph | None = getattr(self._request, "graph", None)
-        return graph if graph is not None else CallGraph(self._reader, self._rules)
+        return (
+            graph if graph is not None else CallGraph(self._reader, self._rules, self._source.read_admitted)
+        )
 
     @contextlib.contextmanager
     def _kept_graph(self) -> Iterator[None]:
@@ -609,7 +661,10 @@ class _GraphUseCase:
             generation = self._reader.data_generation()
             kept = self._kept
             if kept is None or kept[0] != generation or kept[1].size() > KEPT_GRAPH_ENTRIES:
-                kept = self._kept = (generation, CallGraph(self._reader, self._rules))
+                kept = self._kept = (
+                    generation,
+                    CallGraph(self._reader, self._rules, self._source.read_admitted),
+                )
             self._request.graph = kept[1]
             try:
                 yield

@@ -215,6 +215,8 @@ def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
     """The components of an import's module and whether they are exact (relative) or a suffix to match:
     ``..util`` (Python), ``./util``/``../x`` (JavaScript), ``a/b/c`` (Go), ``a.b.c``."""
     text = text.strip().strip("\"'`")
+    if text.startswith(GO_MODULE_FOLDER):  # a Go import of its own module's package, as its folder
+        return (GO_MODULE_FOLDER, *(p for p in text.removeprefix(GO_MODULE_FOLDER).split("/") if p)), True
     if text.startswith("."):
         if text.startswith(("./", "../")):  # a path, from the file's folder (an index file's own folder)
             parts = list(ctx.package)
@@ -233,6 +235,12 @@ def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
     return tuple(p for p in re.split(r"[./]", text) if p), False
 
 
+# Go: an import of the calling module's own packages, as the calling side rewrites it (the module path
+# go.mod declares read away: `github.com/spf13/cobra/doc` -> `//doc`, the module's root folder `//`): the
+# folder it names, exactly, whether or not its last part is the path's (`github.com/spf13/cobra` is a root)
+GO_MODULE_FOLDER = "//"
+
+
 def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
     if parts and "." in parts[-1]:
         return (*parts[:-1], parts[-1].rsplit(".", 1)[0])
@@ -244,7 +252,10 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, p
     exactly (a folder's `index` file stands for the folder), an absolute one scores the parts their ends
     share: all of the shorter one's for a dotted module (`json.decoder` and `Lib/json/decoder`; `pkg.util`
     and `util` in a segment that is the package's folder; never `asyncio/futures` for `concurrent.futures`),
-    at least the last of a path's (Go's `example.com/m/util` and the folder `util`)."""
+    at least the last of a path's (Go's `example.com/m/util` and the folder `util`); a Go import of its own
+    module (``GO_MODULE_FOLDER``) names one folder, the root's too."""
+    if spec[:1] == (GO_MODULE_FOLDER,):
+        return 1000 if module == spec[1:] else 0
     if not spec or not module:
         return 0
     if exact:

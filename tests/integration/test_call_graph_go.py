@@ -88,3 +88,15 @@ def test_functions_read_as_values_are_listed_with_the_calls(engine: trifecta.Eng
         (h["path"], h["line"], h["symbol"], h["use"]) for h in hits(engine, "sym://go/type/shapes/use/areaOf")
     ] == [("shapes/use.go", 41, "table", "reference"), ("shapes/use.go", 44, "measure", "reference")]
     assert callers(engine, "sym://go/type/shapes/use/grow") == []
+
+
+def test_the_modules_own_root_package_is_reached_through_its_import_path(engine: trifecta.Engine) -> None:
+    # tool/go.mod declares `module example.com/geotool`: tool/cmd/run.go imports its root package by that
+    # path, whose last part names no folder (the package is in tool/)
+    assert callers(engine, "sym://go/type/tool/plot/New") == [
+        ("tool/cmd/run.go", 6, "Run", "import", "geotool.New"),
+    ]
+    assert callers(engine, "sym://go/type/tool/plot/Plot#Draw") == [
+        ("tool/cmd/run.go", 7, "Run", "exact", "p.Draw"),  # p *geotool.Plot
+        ("tool/cmd/run.go", 7, "Run", "exact", "q.Draw"),  # q := geotool.New()
+    ]
