@@ -70,7 +70,7 @@ When one file defines the qualified name more than once:
 * a property's ``get`` and ``set`` accessors (TypeScript, JavaScript) resolve to the whole group, as a
   Python property's do: the range spans both, ``data.definitions`` lists each. Whether a
   definition has a body, and whether it is an accessor, is read from the file's syntax tree (the file is
-  parsed again for it), never from its text (a signature returning ``T & { cancel(): void }`` ends with a
+  parsed again for it, once per content: kept in an LRU keyed by its SHA-256), never from its text (a signature returning ``T & { cancel(): void }`` ends with a
   brace);
 * anything else (``if``/``else`` or ``try``/``except`` alternatives, plain redefinitions, Rust methods of
   one name in two impl blocks) is ``AMBIGUOUS_SYMBOL`` whose candidates carry ``range`` (the grammar cannot
@@ -270,6 +270,7 @@ class _FileSymbols:
     lines: tuple[str, ...]
     symbols: tuple[Symbol, ...]
     error: str  # why symbols could not be extracted, "" when they were
+    digest: str  # SHA-256 of the file's bytes: the key of this entry and of its forms
 
 
 @attrs.define
@@ -459,7 +460,9 @@ class SymbolResolver:
         self._admit = admit or (lambda _path: True)
         self._cache_size = cache_size
         self._cache: OrderedDict[str, _FileSymbols] = OrderedDict()
+        self._forms_cache: OrderedDict[str, dict[tuple[str, int], str]] = OrderedDict()
         self._lock = threading.Lock()
+        self.forms_parses = 0  # files parsed again for their forms (a counter tests read)
 
     # ----------------------------------------------------------------- public
     def module_of(self, path: str) -> tuple[str, tuple[str, ...]] | None:
@@ -602,7 +605,9 @@ class SymbolResolver:
             ) as exc:  # a parser that lets one out
                 symbols, error = (), f"could not parse ({type(exc).__name__}: {exc})"
         # A tree-sitter parse with syntax errors keeps the definitions it recovered: those resolve.
-        entry = _FileSymbols(lines=_split_lines(text), symbols=symbols, error="" if symbols else error)
+        entry = _FileSymbols(
+            lines=_split_lines(text), symbols=symbols, error="" if symbols else error, digest=digest
+        )
         with self._lock:
             self._cache[digest] = entry
             while len(self._cache) > self._cache_size:
@@ -612,13 +617,26 @@ class SymbolResolver:
     def _forms(self, path: str, loaded: _FileSymbols) -> dict[tuple[str, int], str]:
         """What the file's tree says of its callables (ParsedFile.forms: "signature" for one without a body,
         "get" / "set" for an accessor), by (qualname, def_line). The index does not store them: the file is
-        parsed again, only when a selector finds its name defined more than once. {} when it does not parse
-        (every definition then counts as one with a body: the group fails closed as AMBIGUOUS_SYMBOL)."""
+        parsed again, only when a selector finds its name defined more than once, and once per content (kept
+        in an LRU keyed by the file's SHA-256, as its symbols are). {} when it does not parse (every
+        definition then counts as one with a body: the group fails closed as AMBIGUOUS_SYMBOL)."""
+        with self._lock:
+            cached = self._forms_cache.get(loaded.digest)
+            if cached is not None:
+                self._forms_cache.move_to_end(loaded.digest)
+                return cached
         try:
             parsed = self._parser.parse(path, "\n".join(loaded.lines) + "\n")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {}
-        return {(qualname, line): form for qualname, line, form in parsed.forms}
+            forms: dict[tuple[str, int], str] = {}
+        else:
+            forms = {(qualname, line): form for qualname, line, form in parsed.forms}
+        with self._lock:
+            self.forms_parses += 1
+            self._forms_cache[loaded.digest] = forms
+            while len(self._forms_cache) > self._cache_size:
+                self._forms_cache.popitem(last=False)
+        return forms
 
     def _load_parsed(self, path: str, sym: str) -> _FileSymbols | Unresolved:
         loaded = self._load(path)
