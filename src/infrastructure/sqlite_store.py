@@ -88,11 +88,12 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # methods with the literal's types as bases, destructured variables (`{state}.f`), 16 TypeScript's unions
 # (`A|B` receivers, a union's type alias: an "alias" edge a type); 18 Go's typed receivers, parameters,
 # variables and fields, returns, package variables ("var") and interfaces' method sets (alias "methods");
-# 20 Go's functions read as values (REFERENCE edges).
+# 20 Go's functions read as values (REFERENCE edges); 21 Go's slices, arrays and maps typed by their
+# elements, range values (`=X`), type assertions' values.
 # An index of another version (or
 # of none: built before) is re-parsed whole by its next run (no schema change: nothing to drop); a new
 # index killed mid-run keeps what it committed.
-EDGES_VERSION = "20"
+EDGES_VERSION = "21"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy

@@ -187,7 +187,7 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     defs = _definitions(matches, spec)
     parsed = _extract(path, lines, data, defs, spec)
     docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
-    edges = _edges(matches, defs, docs)
+    edges = _edges(matches, defs, docs, go=spec.name == "go")
     if spec.name == "go":  # a built-in type has no members to reach: its RETURN edges would only cost
         edges = tuple(e for e in edges if e.kind is not EdgeKind.RETURN or e.text not in _GO_BUILTIN_TYPES)
         edges += _go_method_sets(defs)
@@ -203,6 +203,33 @@ _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
     "uint16 uint32 uint64 uintptr any".split()
 )
+
+
+_GO_RANGE = "="  # a Go range's value: "=" and the expression ranged over (`=c.commands`), typed when read
+
+
+def _go_element(
+    expression: str,
+    at: int,
+    local_types: dict[str, list[tuple[int, int, int, str]]],
+    types: dict[tuple[str, str], str],
+    scopes: list[str],
+) -> str:
+    """Go: the type of an element of what ``expression`` (`c.commands`, `cmds`, `c.Commands()`, `f.formal`
+    of `f.formal[name]`) holds, as the walk types a slice, array or map: by its element. "" when unknown."""
+    expression = re.sub(r"\s+", "", expression)
+    while (subscript := _SUBSCRIPT.fullmatch(expression)) is not None:
+        expression = subscript.group(1)  # `xs[i]`: an element of xs, which is typed by its element
+    held = (_local_type(local_types, expression, at) if local_types else "") or (
+        _receiver_type(types, scopes, expression) if types else ""
+    )
+    if not held and (field := _FIELD_OF.fullmatch(expression)) is not None:
+        owner = (_local_type(local_types, field.group(1), at) if local_types else "") or (
+            _receiver_type(types, scopes, field.group(1)) if types else ""
+        )
+        held = _field_of(owner, field.group(2)) if not owner.startswith(_GO_RANGE) else ""
+    held = held or _called(expression)
+    return "" if held.startswith(_GO_RANGE) else held
 
 
 def _go_method_sets(defs: list[_Def]) -> tuple[Edge, ...]:
@@ -298,6 +325,7 @@ def _edges(
     matches: list[tuple[int, dict[str, list[ts.Node]]]],
     defs: list[_Def],
     docs: Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = (),
+    go: bool = False,
 ) -> tuple[Edge, ...]:
     """Call sites (`@reference.call`), imports (`@reference.import`) and names doc comments link to
     (``docs``: ``_doc_links``), each with its innermost enclosing definition. A
@@ -341,6 +369,14 @@ def _edges(
                     _text(captures["typed.name"][0]),
                     f"{callee}()#{_position(arrow)}.{j}",
                 )
+            continue
+        if "typed.range" in captures and "typed.name" in captures:  # Go: `for _, sub := range c.commands`
+            node = captures["reference.typed"][0]
+            typed[node.start_byte] = (
+                _text(captures["typed.name"][0]),
+                _GO_RANGE + re.sub(r"\s+", "", _text(captures["typed.range"][0])),
+            )
+            declared_at[node.start_byte] = node
             continue
         if "typed.from" in captures and "typed.name" in captures:
             # `const {copy_} = state`: the field `copy_` of what `state` holds (`{state}.copy_`), read where
@@ -524,6 +560,10 @@ def _edges(
                 )
                 made = _field_of(holder, part.group(2))
             made = _element_of(made, receiver, local_types, types, around, start) or made
+            if go and (made.startswith(_GO_RANGE) or (not made and receiver.endswith("]"))):
+                made = _go_element(
+                    made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
+                )
             if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
                 # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
                 held = (_local_type(local_types, field.group(1), start) if local_types else "") or (

@@ -100,3 +100,17 @@ def test_the_modules_own_root_package_is_reached_through_its_import_path(engine:
         ("tool/cmd/run.go", 7, "Run", "exact", "p.Draw"),  # p *geotool.Plot
         ("tool/cmd/run.go", 7, "Run", "exact", "q.Draw"),  # q := geotool.New()
     ]
+
+
+def test_range_values_elements_and_type_assertions_are_typed(engine: trifecta.Engine) -> None:
+    # shapes/gallery.go: slices and maps typed by their elements (fields, parameters, results), a range's
+    # value over each, an index's element, a type assertion's value
+    assert callers(engine, "sym://go/type/shapes/gallery/Tile#Size") == [
+        ("shapes/gallery.go", 17, "Gallery.Total", "exact", "t.Size"),  # range g.tiles (a field)
+        ("shapes/gallery.go", 20, "Gallery.Total", "exact", "t.Size"),  # range g.byName (a map's values)
+        ("shapes/gallery.go", 23, "Gallery.Total", "exact", "t.Size"),  # range g.Tiles() (a result)
+        ("shapes/gallery.go", 26, "Gallery.Total", "exact", "t.Size"),  # range extra (a parameter)
+        ("shapes/gallery.go", 28, "Gallery.Total", "exact", 'g.byName["unit"].Size'),
+        ("shapes/gallery.go", 28, "Gallery.Total", "exact", "g.tiles[0].Size"),
+        ("shapes/gallery.go", 33, "sizeOf", "exact", "t.Size"),  # t, ok := v.(*Tile)
+    ]

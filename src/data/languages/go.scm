@@ -96,3 +96,68 @@
 (literal_value (literal_element (identifier) @reference.value @value.go))
 (assignment_statement right: (expression_list (identifier) @reference.value @value.go))
 (return_statement (expression_list (identifier) @reference.value @value.go))
+
+; slices, arrays and maps have no methods: a parameter, variable, field or result holding one is typed by
+; its element (what `range` and an index give: `for _, sub := range c.commands`, `f.formal[name]`)
+(parameter_declaration
+  name: (identifier) @typed.name @reference.typed
+  type: [(slice_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (array_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (map_type value: [(type_identifier) (qualified_type)] @typed.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @typed.type))])
+(var_spec
+  name: (identifier) @typed.name @reference.typed
+  type: [(slice_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (array_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (map_type value: [(type_identifier) (qualified_type)] @typed.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @typed.type))])
+(field_declaration
+  name: (field_identifier) @typed.field @reference.typed
+  type: [(slice_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (array_type element: [(type_identifier) (qualified_type)] @typed.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @typed.type))
+         (map_type value: [(type_identifier) (qualified_type)] @typed.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @typed.type))])
+(function_declaration
+  result: [(slice_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (array_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (map_type value: [(type_identifier) (qualified_type)] @returns.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @returns.type))]) @reference.returns
+(method_declaration
+  result: [(slice_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (array_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (map_type value: [(type_identifier) (qualified_type)] @returns.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @returns.type))]) @reference.returns
+(function_declaration
+  result: (parameter_list . (parameter_declaration type: [(slice_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (array_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (map_type value: [(type_identifier) (qualified_type)] @returns.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @returns.type))]))) @reference.returns
+(method_declaration
+  result: (parameter_list . (parameter_declaration type: [(slice_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (slice_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (array_type element: [(type_identifier) (qualified_type)] @returns.type)
+         (array_type element: (pointer_type [(type_identifier) (qualified_type)] @returns.type))
+         (map_type value: [(type_identifier) (qualified_type)] @returns.type)
+         (map_type value: (pointer_type [(type_identifier) (qualified_type)] @returns.type))]))) @reference.returns
+; a range's value (`for _, sub := range X`): typed as X's element when a call on it is read (@typed.range)
+(range_clause
+  left: (expression_list . (_) . (identifier) @typed.name @reference.typed)
+  right: (_) @typed.range)
+; a type assertion's value (`val, ok := f.Value.(SliceValue)`, `if v, ok := x.(*T); ok`)
+(short_var_declaration
+  left: (expression_list . (identifier) @typed.name @reference.typed)
+  right: (expression_list . (type_assertion_expression
+                              type: [[(type_identifier) (qualified_type)] @typed.type
+                                     (pointer_type [(type_identifier) (qualified_type)] @typed.type)])))
