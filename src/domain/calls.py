@@ -817,14 +817,15 @@ def _classes_named(
     parts = callee_parts(text)
     if not parts:
         return []
-    by_import = _through_import(parts, ctx, segment, _CONTAINERS)
+    go = ctx.path.endswith(".go")  # a Go named type of any kind has methods (`cmp.Path`, `[]PathStep`)
+    by_import = _through_import(parts, ctx, segment, _GO_TYPES if go else _CONTAINERS)
     if by_import is not None:
         if by_import.targets or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
             return list(by_import.targets)
         return _imported_type_aliases(parts, ctx, segment)  # `Option.Option<A>`, a union's alias
     if len(parts) > 1:
         return []
-    kinds = _GO_TYPES if ctx.path.endswith(".go") else _CONTAINERS
+    kinds = _GO_TYPES if go else _CONTAINERS
     classes = [c for c in segment.lookup(parts[0]) if c.kind in kinds]
     outer = nested_in.rsplit(".", 1)[0] if "." in nested_in else ""
     local = [

@@ -114,3 +114,10 @@ def test_range_values_elements_and_type_assertions_are_typed(engine: trifecta.En
         ("shapes/gallery.go", 28, "Gallery.Total", "exact", "g.tiles[0].Size"),
         ("shapes/gallery.go", 33, "sizeOf", "exact", "t.Size"),  # t, ok := v.(*Tile)
     ]
+
+
+def test_an_imported_named_type_of_any_kind_types_its_receivers(engine: trifecta.Engine) -> None:
+    # `type Path []Square` in shapes/path.go, `p sh.Path` in walk/walk.go: a named slice has methods
+    assert callers(engine, "sym://go/type/shapes/path/Path#First") == [
+        ("walk/walk.go", 6, "Walk", "exact", "p.First"),
+    ]
