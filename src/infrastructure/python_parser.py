@@ -677,6 +677,15 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     )
     children_of = _CHILDREN.get
     leaves, wanted, list_t, load_t = _LEAVES, _WANTED, list, ast.Load
+    expr_t, if_t, compare_t, arguments_t, binop_t, tuple_t, subscript_t = (
+        ast.Expr,
+        ast.If,
+        ast.Compare,
+        ast.arguments,
+        ast.BinOp,
+        ast.Tuple,
+        ast.Subscript,
+    )
     while stack:
         node = pop()
         kind = type(node)
@@ -698,12 +707,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     push(value)
             elif type(func) is not name_t:
                 push(func)
-            if namespaces:
-                for arg in node.args:  # `map(os.path.normcase, names)`: a module's function passed
-                    if type(arg) is attribute_t and _module_function(arg, namespaces, methods):
-                        add_value(arg)
-            extend(node.args)
-            extend(node.keywords)
+            extend(node.args)  # a module's function passed (`map(os.path.normcase, names)`): see the calls
+            for keyword in node.keywords:
+                push(keyword.value)
             continue
         if kind is attribute_t:  # read (`Load`) or a target (`self.x = ...`: only `x`'s value is read)
             value = node.value
@@ -802,6 +808,62 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 for name in _annotation_types(node.annotation):
                     typed(key, name)
             continue
+        if kind is return_t:
+            value = node.value
+            if value is None:
+                continue
+            push(value)
+            where = owner[node.lineno]
+            if not where:
+                continue
+            value_kind = type(value)
+            if value_kind is ast.Tuple:
+                returned_items(value, where)
+                continue
+            if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `return self._x or self._make()`
+                names = [n for alternative in _alternatives(value) if (n := returned(alternative, where))]
+            elif value_kind is name_t or value_kind is call_t or value_kind is attribute_t:
+                names = [name] if (name := returned(value, where)) else []
+            else:
+                continue
+            if names:
+                known = returns.setdefault(where, [])
+                known.extend(n for n in dict.fromkeys(names) if n not in known)
+            continue
+        if kind is expr_t:  # the generic types most met, each field read as the getter would
+            push(node.value)
+            continue
+        if kind is if_t:
+            push(node.test)
+            extend(node.body)
+            extend(node.orelse)
+            continue
+        if kind is compare_t:
+            push(node.left)
+            extend(node.comparators)
+            continue
+        if kind is arguments_t:
+            extend(node.posonlyargs)
+            extend(node.args)
+            if node.vararg is not None:
+                push(node.vararg)
+            extend(node.kwonlyargs)
+            extend(node.kw_defaults)
+            if node.kwarg is not None:
+                push(node.kwarg)
+            extend(node.defaults)
+            continue
+        if kind is binop_t:
+            push(node.left)
+            push(node.right)
+            continue
+        if kind is tuple_t:
+            extend(node.elts)
+            continue
+        if kind is subscript_t:
+            push(node.value)
+            push(node.slice)
+            continue
         children = children_of(kind)
         if children is None:
             children = _children_getter(kind)
@@ -829,24 +891,6 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     typed((where, node.target.id), name)
                     if where in classes:  # `flags: Flags` in a class body (PEP 526, dataclass, NamedTuple)
                         typed((where, f"self.{node.target.id}"), name)  # types the instances' field
-        elif kind is return_t:
-            where = owner[node.lineno]
-            value = node.value
-            if value is None or not where:
-                continue
-            value_kind = type(value)
-            if value_kind is ast.Tuple:
-                returned_items(value, where)
-                continue
-            if value_kind is ast.BoolOp or value_kind is ast.IfExp:  # `return self._x or self._make()`
-                names = [n for alternative in _alternatives(value) if (n := returned(alternative, where))]
-            elif value_kind is name_t or value_kind is call_t or value_kind is attribute_t:
-                names = [name] if (name := returned(value, where)) else []
-            else:
-                continue
-            if names:
-                known = returns.setdefault(where, [])
-                known.extend(n for n in dict.fromkeys(names) if n not in known)
         elif kind is def_t or kind is async_def_t:
             if namespaces:
                 for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function
@@ -1132,6 +1176,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             return ""
         return text if "(" not in text else "|".join(t for t in text.split("|") if "(" not in t)
 
+    def passed_functions(args: list[Any]) -> None:
+        """A module's functions among arguments the loop below does not read (the argument scan reads
+        the others): values too."""
+        for arg in args if namespaces else ():
+            if type(arg) is attribute_t and _module_function(arg, namespaces, methods):
+                values.append(arg)
+
     defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
     for call in calls:
         func = call.func
@@ -1143,11 +1194,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             line, column = func.lineno, func.col_offset
             edges.append((CALL, caller, line, column, name, name, receiver))
         elif type(func) is not attribute_t:
+            passed_functions(call.args)
             continue  # `f()()`, `a[0]()`: no name to resolve
         else:
             name = func.attr
             line = func.end_lineno or func.lineno
-            column = max(0, (func.end_col_offset or 0) - len(name))
+            column = (func.end_col_offset or 0) - len(name)
+            if column < 0:
+                column = 0
             value = func.value
             if type(value) is name_t:  # most are `x.m()`
                 variable = value.id
@@ -1194,9 +1248,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 elif type(func) is not attribute_t or not func.attr[:1].isupper():
                     continue
             elif kind is attribute_t:
+                if namespaces and _module_function(arg, namespaces, methods):
+                    values.append(arg)  # `map(os.path.normcase, names)`: a module's function passed
                 if arg.attr not in typed_fields:
                     continue
             elif kind is starred_t:
+                passed_functions(passed[i + 1 :])
                 break  # the arguments after `*rest` have no known position
             else:
                 continue
@@ -1214,7 +1271,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             name, text, column, receiver = node.id, node.id, node.col_offset, ""
         else:
             name, value, receiver = node.attr, node.value, ""
-            column = max(0, (node.end_col_offset or 0) - len(name))
+            column = (node.end_col_offset or 0) - len(name)
+            if column < 0:
+                column = 0
             if type(value) is name_t:
                 text = f"{value.id}.{name}"
                 if value.id in namespaces and not bound_in(caller, value.id):
