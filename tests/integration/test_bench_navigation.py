@@ -58,7 +58,7 @@ def test_edges_cost_parts_measures_the_walk_and_the_writes(tree: Path) -> None:
     found = re.search(r"(\d+) files, (\d+) edges, edges_digest ([0-9a-f]{16}), 2 repetitions", out)
     assert found is not None, out
     assert int(found.group(1)) == len(list(tree.rglob("*.py"))) and int(found.group(2)) > 10
-    for row in ("edge walk", "edges' writes", "both"):
+    for row in ("edge walk", "edge walk, as parse_python runs it", "edges' writes", "both"):
         assert re.search(rf"\| {row} \| [\d.]+ \| [\d.]+ \|", out), out
     # the same tree, the same edges
     assert f"edges_digest {found.group(3)}" in run(
