@@ -196,8 +196,10 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
 
 
 # Go: the names a function's `a, b :=` and `for k, v := range` declare (`var` is _DECLARED's), and the
-# bare names read as values that are never a function of the project's
-_GO_DECLARED = re.compile(rb"([A-Za-z_]\w*)(?=(?:\s*,\s*[A-Za-z_]\w*)*\s*:=)")
+# bare names read as values that are never a function of the project's. A match starts only where a word
+# does (`(?<!\w)\d*`) and nothing gives back (possessive): what the plain `([A-Za-z_]\w*)(?=...)` finds, without
+# retrying from every letter of every word (that findall was most of a Go file's edge time: cobra 66 -> 9 ms)
+_GO_DECLARED = re.compile(rb"(?<!\w)\d*+([A-Za-z_]\w*+)(?=(?:\s*+,\s*+[A-Za-z_]\w*+)*+\s*+:=)")
 _GO_NOT_VALUES = frozenset({b"nil", b"true", b"false", b"iota", b"_", b"err", b"ok"})
 _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
