@@ -346,6 +346,9 @@ def _edges(
     declared_at: dict[int, ts.Node] = {}  # a typed variable's start byte -> its declaration
     type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
     for pattern, captures in matches:
+        if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
+            pending.append((pattern, captures))
+            continue
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
             position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
@@ -533,13 +536,16 @@ def _edges(
             if scope in by_qualname:
                 if scope not in params:
                     node = by_qualname[scope].node
-                    inner = {  # `const f = () => ...` inside it declares the function itself
-                        d.name
-                        for d in defs
-                        if node.start_byte < d.node.start_byte and d.node.end_byte <= node.end_byte
-                    }
-                    declared = {d.decode() for d in _DECLARED.findall(node.text or b"")} - inner
-                    declared |= {d.decode() for d in _GO_DECLARED.findall(node.text or b"")}
+                    body = node.text or b""
+                    declared = {d.decode() for d in _DECLARED.findall(body)}
+                    if declared:  # `const f = () => ...` inside it declares the function itself
+                        declared -= {
+                            d.name
+                            for d in defs
+                            if node.start_byte < d.node.start_byte and d.node.end_byte <= node.end_byte
+                        }
+                    if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
+                        declared |= {d.decode() for d in _GO_DECLARED.findall(body)}
                     params[scope] = (*_params(by_qualname[scope]), *declared)
                 if name in params[scope]:
                     return True
@@ -789,6 +795,8 @@ def _local_types(
             node = node.parent
         low, high = (node.start_byte, node.end_byte) if node is not None else (0, 1 << 62)
         out.setdefault(variable, []).append((low, high, start, type_text))
+    for declarations in out.values():
+        declarations.sort()  # by the start of the function around: _local_type bisects
     return out
 
 
@@ -815,11 +823,21 @@ def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str
     declarations = local.get(
         re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
     )
-    around = [d for d in declarations or () if d[0] <= at < d[1]]
-    if not around:
+    if not declarations:
         return ""
-    inner = max(low for low, _, _, _ in around)
-    mine = sorted((start, type_text) for low, _, start, type_text in around if low == inner)
+    # sorted by the function around (`_local_types`): the innermost one around `at` is the last to start
+    # before it and end after it (a Go name such as `c` or `err`, declared in most functions of a file)
+    i = bisect.bisect_right(declarations, at, key=lambda d: d[0])
+    while i and declarations[i - 1][1] <= at:
+        i -= 1
+    if not i:
+        return ""
+    inner, mine = declarations[i - 1][0], []
+    while i and declarations[i - 1][0] == inner:
+        i -= 1
+        if at < declarations[i][1]:
+            mine.append(declarations[i][2:])
+    mine.sort()
     return next((t for start, t in reversed(mine) if start <= at), mine[0][1])
 
 
