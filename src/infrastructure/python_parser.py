@@ -745,20 +745,21 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 push(value)
             continue
         if kind is assign_t:
-            extend(node.targets)
-            push(node.value)
             value = node.value
             where = owner[node.lineno]
-            for target in node.targets:
+            for target in node.targets:  # its children: each target (a name stored holds nothing to read)
                 if type(target) is name_t:  # most targets
                     assigned.add((where, target.id))
                     if not where:
                         module_variables.append(target.id)
-                elif type(target) is attribute_t:
+                    continue
+                push(target)
+                if type(target) is attribute_t:
                     if type(target.value) is name_t and target.value.id in _SELF_NAMES:
                         self_fields.add((where, target.attr))  # `self.resultclass = resultclass`
                 else:
                     bind(target, where)
+            push(value)  # then the value
             value_kind = type(value)
             if value_kind is attribute_t:
                 head = value.value  # `save = linecache.getlines`: the function kept as a value
@@ -1184,7 +1185,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 values.append(arg)
 
     defined = frozenset((s.qualname.rpartition(".")[0], s.name) for s in symbols if s.kind in _FUNCTIONS)
-    for call in calls:
+    for call in reversed(calls):  # the last met first: their nodes are the likeliest still in the caches
         func = call.func
         caller = owner[call.lineno]
         if type(func) is name_t:  # `f()`
@@ -1263,7 +1264,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         for keyword in call.keywords:
             if keyword.arg is not None and (text := argument_type(keyword.value, caller)):
                 edges.append((ARGUMENT, caller, line, column, name, text, f"={keyword.arg}"))
-    for node in values:
+    for node in reversed(values):
         caller = read_in.get(id(node), owner[node.lineno]) if read_in else owner[node.lineno]
         if type(node) is name_t:
             if bound_in(caller, node.id, defined):
