@@ -313,8 +313,8 @@ def _module_function(node: ast.Attribute, modules: frozenset[str], methods: froz
 
 
 def _children_getter(kind: type) -> str | Callable[[Any], tuple[Any, ...]]:
-    """How `_edges`' walk reads a node type's fields that may hold nodes: the one field's name, else a getter
-    of them all as a tuple (one C call rather than a `getattr` per field)."""
+    """How `_edges`' walk reads a node type's fields that may hold nodes: the one field's name, else a
+    getter of them all as a tuple (one C call rather than a `getattr` per field)."""
     fields = [f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES]
     getter: str | Callable[[Any], tuple[Any, ...]]
     getter = fields[0] if len(fields) == 1 else operator.attrgetter(*fields) if fields else _no_children
