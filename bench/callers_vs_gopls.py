@@ -31,12 +31,10 @@ comparison (warm: one references request made first).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -45,7 +43,7 @@ from pathlib import Path
 import trifecta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callers_vs_tsserver import pct  # noqa: E402 - the bench folder is no package
+from callers_vs_tsserver import Tally, report, timings  # noqa: E402 - the bench folder is no package
 
 # functions nothing in the tree calls: the runtime's and `go test`'s entry points
 _UNCALLED = re.compile(r"^(init|main|(Test|Benchmark|Example|Fuzz)([A-Z_].*)?)$")
@@ -111,7 +109,7 @@ def main() -> int:
     second: list[float] = []
     first: list[float] = []
     server_ms: list[float] = []
-    shared = ours_n = theirs_n = calls_n = shared_calls = direct_n = shared_direct = declarations = 0
+    tally, declarations = Tally(), 0
     try:
         for path, symbol, uri in picked:
             t = time.perf_counter()
@@ -146,14 +144,7 @@ def main() -> int:
                 source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
                 if re.match(r"\s*(\[[^()]*\])?\s*\(", source[ref.character + len(symbol.name) :]):
                     calls.add((ref.path, ref.line))
-            both = ours & theirs
-            shared += len(both)
-            ours_n += len(ours)
-            theirs_n += len(theirs)
-            calls_n += len(calls)
-            shared_calls += len(ours & calls)
-            direct_n += len(direct)
-            shared_direct += len(direct & theirs)
+            both = tally.add(ours, theirs, calls, direct)
             rows.append(
                 {"uri": uri, "trifecta": len(ours), "server": len(theirs), "server_calls": len(calls),
                  "shared": len(both), "only_trifecta": sorted(ours - theirs), "only_server": sorted(theirs - ours),
@@ -166,28 +157,11 @@ def main() -> int:
     summary = {
         "symbols": len(picked),
         "errors_server": sum(1 for r in rows if "error" in r),
-        "trifecta_callers": ours_n,
-        "server_references": theirs_n,
-        "shared": shared,
-        "precision": round(shared / ours_n, 3) if ours_n else 1.0,
-        "recall": round(shared / theirs_n, 3) if theirs_n else 1.0,
-        "recall_call_sites": round(shared_calls / calls_n, 3) if calls_n else 1.0,
-        "trifecta_direct": direct_n,
-        "precision_direct": round(shared_direct / direct_n, 3) if direct_n else 1.0,
-        "recall_direct": round(shared_direct / theirs_n, 3) if theirs_n else 1.0,
+        **tally.counts(),
         "trifecta_declarations": declarations,
-        "callers_p50_ms": round(statistics.median(second), 2) if second else 0,
-        "callers_p95_ms": round(pct(second, 0.95), 2),
-        "callers_first_p95_ms": round(pct(first, 0.95), 2),
-        "server_references_p50_ms": round(statistics.median(server_ms), 1) if server_ms else 0,
-        "server_references_p95_ms": round(pct(server_ms, 0.95), 1),
+        **timings(second, first, server_ms),
     }
-    print("| measure | value | target |\n|---|---|---|")
-    targets = {"precision": ">= 0.9", "recall": ">= 0.85", "callers_p95_ms": "< 30"}
-    for key, value in summary.items():
-        print(f"| {key} | {value} | {targets.get(key, '')} |")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    report(summary, rows, args.json)
     return 0
 
 

@@ -27,6 +27,7 @@ own latency is listed for comparison (warm: one references request made first).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import os
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import trifecta
 
@@ -67,6 +69,67 @@ _DECLARATION = re.compile(r"^\s*((public|protected|private|static|async|override
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else 0.0
+
+
+@dataclasses.dataclass
+class Tally:
+    """Callers against a server's references, summed over the symbols: ours, theirs, the server's
+    references that are call sites, and the calls reaching the symbol itself (without its class family's
+    `"related"` hits)."""
+
+    shared: int = 0
+    ours: int = 0
+    theirs: int = 0
+    calls: int = 0
+    shared_calls: int = 0
+    direct: int = 0
+    shared_direct: int = 0
+
+    def add(self, ours: set[Any], theirs: set[Any], calls: set[Any], direct: set[Any]) -> set[Any]:
+        """Count one symbol's places; the places both list."""
+        both = ours & theirs
+        self.shared += len(both)
+        self.ours += len(ours)
+        self.theirs += len(theirs)
+        self.calls += len(calls)
+        self.shared_calls += len(ours & calls)
+        self.direct += len(direct)
+        self.shared_direct += len(direct & theirs)
+        return both
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "trifecta_callers": self.ours,
+            "server_references": self.theirs,
+            "shared": self.shared,
+            "precision": round(self.shared / self.ours, 3) if self.ours else 1.0,
+            "recall": round(self.shared / self.theirs, 3) if self.theirs else 1.0,
+            "recall_call_sites": round(self.shared_calls / self.calls, 3) if self.calls else 1.0,
+            "trifecta_direct": self.direct,
+            "precision_direct": round(self.shared_direct / self.direct, 3) if self.direct else 1.0,
+            "recall_direct": round(self.shared_direct / self.theirs, 3) if self.theirs else 1.0,
+        }
+
+
+def timings(second: list[float], first: list[float], server_ms: list[float]) -> dict[str, float]:
+    """Callers p50/p95 (a second ask), the first ask's p95, and the server's own references latency."""
+    return {
+        "callers_p50_ms": round(statistics.median(second), 2) if second else 0,
+        "callers_p95_ms": round(pct(second, 0.95), 2),
+        "callers_first_p95_ms": round(pct(first, 0.95), 2),
+        "server_references_p50_ms": round(statistics.median(server_ms), 1) if server_ms else 0,
+        "server_references_p95_ms": round(pct(server_ms, 0.95), 1),
+    }
+
+
+def report(summary: dict[str, Any], rows: list[dict[str, Any]], json_path: str | None) -> None:
+    """The summary as a table against the issue's targets, and everything as JSON when asked."""
+    print("| measure | value | target |\n|---|---|---|")
+    targets = {"precision": ">= 0.9", "recall": ">= 0.85", "callers_p95_ms": "< 30"}
+    for key, value in summary.items():
+        print(f"| {key} | {value} | {targets.get(key, '')} |")
+    if json_path:
+        Path(json_path).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
 
 
 def main() -> int:
@@ -115,7 +178,7 @@ def main() -> int:
     second: list[float] = []
     first: list[float] = []
     server_ms: list[float] = []
-    shared = ours_n = theirs_n = calls_n = shared_calls = direct_n = shared_direct = elsewhere = 0
+    tally, elsewhere = Tally(), 0
     try:
         for path, symbol, uri in picked:
             t = time.perf_counter()
@@ -166,14 +229,7 @@ def main() -> int:
                 )
                 if re.match(r"\s*(<[^()]*>)?\s*\(", after) and not declares:
                     calls.add((ref.path, ref.line))
-            both = ours & theirs
-            shared += len(both)
-            ours_n += len(ours)
-            theirs_n += len(theirs)
-            calls_n += len(calls)
-            shared_calls += len(ours & calls)
-            direct_n += len(direct)
-            shared_direct += len(direct & theirs)
+            both = tally.add(ours, theirs, calls, direct)
             rows.append(
                 {"uri": uri, "trifecta": len(ours), "server": len(theirs), "server_calls": len(calls),
                  "shared": len(both), "only_trifecta": sorted(ours - theirs), "only_server": sorted(theirs - ours),
@@ -187,28 +243,10 @@ def main() -> int:
         "symbols": len(picked),
         "errors_server": sum(1 for r in rows if "error" in r),
         "uri_selects_another": elsewhere,
-        "trifecta_callers": ours_n,
-        "server_references": theirs_n,
-        "shared": shared,
-        "precision": round(shared / ours_n, 3) if ours_n else 1.0,
-        "recall": round(shared / theirs_n, 3) if theirs_n else 1.0,
-        "recall_call_sites": round(shared_calls / calls_n, 3) if calls_n else 1.0,
-        # the calls that reach the method itself, without its class family (`"related"` hits)
-        "trifecta_direct": direct_n,
-        "precision_direct": round(shared_direct / direct_n, 3) if direct_n else 1.0,
-        "recall_direct": round(shared_direct / theirs_n, 3) if theirs_n else 1.0,
-        "callers_p50_ms": round(statistics.median(second), 2) if second else 0,
-        "callers_p95_ms": round(pct(second, 0.95), 2),
-        "callers_first_p95_ms": round(pct(first, 0.95), 2),
-        "server_references_p50_ms": round(statistics.median(server_ms), 1) if server_ms else 0,
-        "server_references_p95_ms": round(pct(server_ms, 0.95), 1),
+        **tally.counts(),
+        **timings(second, first, server_ms),
     }
-    print("| measure | value | target |\n|---|---|---|")
-    targets = {"precision": ">= 0.9", "recall": ">= 0.85", "callers_p95_ms": "< 30"}
-    for key, value in summary.items():
-        print(f"| {key} | {value} | {targets.get(key, '')} |")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    report(summary, rows, args.json)
     return 0
 
 
