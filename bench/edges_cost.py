@@ -1,11 +1,14 @@
-"""What recording call edges costs a full index: the same source with and without the Python edge walk.
+"""What recording call edges costs a full index: the same source with and without the edges.
 
     python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7
     python bench/edges_cost.py --tree /usr/lib/python3.11 --runs 7 --base b49f4e0   # and a revision, interleaved
     python bench/edges_cost.py --tree /usr/lib/python3.11 --parts 15 [--runs 3]   # the edges' own work only
+    python bench/edges_cost.py --tree cobra --parts 7 --runs 7    # Go (any tree-sitter language) the same way
 
-The package is copied twice into a temp dir (`with`: as it is; `without`: `parse_python` returns no edges),
-and so is `--base`'s (from `git archive`, this checkout untouched);
+The package is copied twice into a temp dir (`with`: as it is; `without`: `parse_python` returns no edges,
+and tree-sitter's languages neither: their query keeps only the patterns that capture a definition or a
+class's bases, and `_edges`, the doc links and Go's method sets are not run; the symbols and chunks are the
+same), and so is `--base`'s (from `git archive`, this checkout untouched);
 the tree is copied once (no site-packages, no __pycache__). Then `engine.index(full=True)` runs in a fresh
 subprocess per run, alternating the variants, each on a new database. Reported per variant, as medians
 (and the growth between each variant's fastest run, which other work on the machine disturbs least):
@@ -19,8 +22,11 @@ collection off; the load of other work on the machine can only add to a repetiti
 steadiest figure and the median says how noisy it was): the Python edge walk (``_edges`` over every file's
 parsed tree, the trees parsed beforehand; and again as a real index runs it: inside ``parse_python``, right
 after that file's parse, whose tree is then still in the processor's caches, so the walk costs less) and
-the edges' writes (every file's rows inserted into the edges table of a new SQLite file in one transaction,
-then its indexes made, as a first full run does), the two alternating; ``edges_digest`` is a hash of the sorted rows, to check that a change keeps every edge. With
+tree-sitter's files' parse with the edges and without them (as the `without` package parses them; and
+`_edges` alone, as the parse runs it) and the edges' writes (every file's rows inserted into the edges table
+of a new SQLite file in one transaction, then its indexes made, as a first full run does), alternating;
+``edges_digest`` (Python's) and the tree-sitter ``edges_digest`` are hashes of the sorted rows, to check that
+a change keeps every edge. With
 ``--runs`` too, the edges' share of the fastest full index without them. The writes go to a table of their
 own here: a real run writes the edges in the transaction that also fills ``chunks_fts``, where a statement
 can cost more (see ``sqlite_store.insert_edges``); check a change to the writes with ``--runs`` as well.
@@ -29,15 +35,24 @@ can cost more (see ``sqlite_store.insert_edges``); check a change to the writes 
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 SWITCH = "    edges = _edges(tree, symbols, len(lines))\n"
+# tree-sitter languages (Go, TypeScript, Rust, ...): the query's edge patterns and everything made of them
+TS_QUERY = "    return parser, ts.Query(language, source)\n"
+TS_QUERY_WITHOUT = (  # and `definitions_only` (below) copied in after `_compiled`
+    "    source = definitions_only(language, source)  # bench/edges_cost.py: no edges\n" + TS_QUERY
+)
+TS_EDGES = re.compile(r"    docs = .*?\n    parsed = attrs\.evolve\(parsed, edges=edges\)\n", re.S)
 CHILD = r"""
 import os, resource, shutil, sys, tempfile, threading, time
 import trifecta
@@ -86,19 +101,43 @@ def packages(work: Path, rev: str | None) -> dict[str, str]:
     if SWITCH not in text:
         raise SystemExit(f"the edge walk's call is not where this script looks for it: {SWITCH.strip()!r}")
     parser.write_text(text.replace(SWITCH, "    edges = ()  # bench/edges_cost.py: no edges\n"))
+    tree_sitter = parser.with_name("treesitter_parser.py")
+    if tree_sitter.exists():  # (a --base from before tree-sitter edges has none to switch off)
+        text = tree_sitter.read_text()
+        if TS_QUERY not in text or len(TS_EDGES.findall(text)) != 1:
+            raise SystemExit("tree-sitter's query or edges are not where this script looks for them")
+        text = text.replace(TS_QUERY, TS_QUERY_WITHOUT + "\n\n" + inspect.getsource(definitions_only))
+        text = TS_EDGES.sub(lambda _: "    # bench/edges_cost.py: no edges\n", text)
+        tree_sitter.write_text(text)
     return paths
 
 
+def definitions_only(language: object, source: str) -> str:
+    """What the `without` package's tree-sitter query keeps (TS_QUERY_WITHOUT): the patterns that capture a
+    definition or a class's bases, in their order."""
+    import tree_sitter as ts
+
+    whole, data = ts.Query(language, source), source.encode("utf-8")  # type: ignore[arg-type]
+    count: int = whole.pattern_count  # type: ignore[assignment]  # a property (the stub says a method)
+    patterns = (data[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)] for i in range(count))
+    return b"\n".join(p for p in patterns if b"@definition." in p or b"@bases.of" in p).decode("utf-8")
+
+
 def parts(tree: Path, reps: int) -> dict[str, float]:
-    """The edge walk's and the edges' writes' CPU over the tree, each the fastest and the median of reps."""
+    """The edges' own CPU over the tree (the edge walk, tree-sitter's edges, the writes), each the fastest
+    and the median of reps."""
     import ast
     import gc
     import hashlib
     import sqlite3
     import time
+    from importlib import resources
+
+    import tree_sitter as ts
 
     from trifecta.infrastructure import python_parser as pp
     from trifecta.infrastructure import sqlite_store as ss
+    from trifecta.infrastructure import treesitter_parser as tsp
 
     files = []
     for path in sorted(tree.rglob("*.py")):
@@ -111,35 +150,93 @@ def parts(tree: Path, reps: int) -> dict[str, float]:
         files.append((parsed, symbols, len(text.splitlines()), str(path.relative_to(tree)), text))
     rows = [pp._edges(parsed, symbols, n) for parsed, symbols, n, _, _ in files]  # noqa: SLF001
     digest = hashlib.sha256(repr(sorted(r for file in rows for r in file)).encode()).hexdigest()[:16]
+    # tree-sitter's files (Go, TypeScript, Rust, ...): their parse with the edges and without them (the
+    # `without` package's switch, made here by swapping the module's functions)
+    ts_files = []
+    for path in sorted(p for p in tree.rglob("*") if p.is_file()):
+        spec = tsp.spec_for(path.name)
+        if spec is not None:
+            ts_files.append((str(path.relative_to(tree)), path.read_text("utf-8", "replace"), spec))
+    ts_rows = [tsp.parse_tree_sitter(*f).edge_table() for f in ts_files]
+    ts_digest = hashlib.sha256(
+        repr(
+            sorted((name, *r) for (name, *_), file in zip(ts_files, ts_rows, strict=True) for r in file)
+        ).encode()
+    ).hexdigest()[:16]
+    rows += ts_rows
+    folder = resources.files("trifecta.data").joinpath("languages")
+    without_query = {}
+    for spec in {spec.key: spec for *_, spec in ts_files}.values():
+        parser, query = tsp._compiled(spec.key)  # noqa: SLF001
+        source = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.query)
+        without_query[spec.key] = (
+            parser,
+            ts.Query(parser.language, definitions_only(parser.language, source)),
+        )
+    switched = {
+        "_compiled": without_query.__getitem__,
+        "_edges": lambda *args, **kwargs: (),
+        "_doc_links": lambda *args: [],
+        "_go_method_sets": lambda defs: (),
+    }
+    real = {name: getattr(tsp, name) for name in switched}
     work = Path(tempfile.mkdtemp(prefix="edges-parts-"))
     walk: list[float] = []
     walk_in_parse: list[float] = []
+    ts_with: list[float] = []
+    ts_without: list[float] = []
+    ts_edges_in_parse: list[float] = []
     write: list[float] = []
     real_edges = pp._edges  # noqa: SLF001
     spent = [0.0]
 
-    def timed_edges(*args: object) -> object:
-        started = time.process_time()
-        out = real_edges(*args)
-        spent[0] += time.process_time() - started
-        return out
+    def timed(function: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            started = time.process_time()
+            out = function(*args, **kwargs)
+            spent[0] += time.process_time() - started
+            return out
+
+        return run
 
     gc.collect()
     gc.disable()
     try:
         for rep in range(reps):
-            started = time.process_time()
-            for parsed, symbols, n, _, _ in files:
-                pp._edges(parsed, symbols, n)  # noqa: SLF001
-            walk.append(time.process_time() - started)
-            spent[0] = 0.0
-            pp._edges = timed_edges  # noqa: SLF001
-            try:
-                for *_, name, text in files:
-                    pp.parse_python(name, text)
-            finally:
-                pp._edges = real_edges  # noqa: SLF001
-            walk_in_parse.append(spent[0])
+            if files:
+                started = time.process_time()
+                for parsed, symbols, n, _, _ in files:
+                    pp._edges(parsed, symbols, n)  # noqa: SLF001
+                walk.append(time.process_time() - started)
+                spent[0] = 0.0
+                pp._edges = timed(real_edges)  # noqa: SLF001
+                try:
+                    for *_, name, text in files:
+                        pp.parse_python(name, text)
+                finally:
+                    pp._edges = real_edges  # noqa: SLF001
+                walk_in_parse.append(spent[0])
+            if ts_files:
+                spent[0] = 0.0
+                tsp._edges = timed(real["_edges"])  # noqa: SLF001
+                started = time.process_time()
+                try:
+                    for ts_file in ts_files:
+                        tsp.parse_tree_sitter(*ts_file)
+                finally:
+                    tsp._edges = real["_edges"]  # noqa: SLF001
+                ts_with.append(time.process_time() - started)
+                ts_edges_in_parse.append(spent[0])
+                for name, function in switched.items():
+                    setattr(tsp, name, function)
+                started = time.process_time()
+                try:
+                    for ts_file in ts_files:
+                        tsp.parse_tree_sitter(*ts_file)
+                finally:
+                    for name, function in real.items():
+                        setattr(tsp, name, function)
+                ts_without.append(time.process_time() - started)
             conn = sqlite3.connect(work / f"edges-{rep}.db", isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -167,21 +264,37 @@ def parts(tree: Path, reps: int) -> dict[str, float]:
     finally:
         gc.enable()
         shutil.rmtree(work, ignore_errors=True)
-    both = [a + b for a, b in zip(walk, write, strict=True)]
-    both_in_parse = [a + b for a, b in zip(walk_in_parse, write, strict=True)]
-    print(f"\n{len(files)} files, {sum(map(len, rows))} edges, edges_digest {digest}, {reps} repetitions, "
-          f"load {os.getloadavg()[0]:.1f}\n\n| edges' own CPU s | fastest | median |\n|---|---|---|")  # fmt: skip
-    for name, values in (
+    ts_own = [a - b for a, b in zip(ts_with, ts_without, strict=True)]
+    walk = walk or [0.0] * reps
+    walk_in_parse = walk_in_parse or [0.0] * reps
+    both = [a + b + c for a, b, c in zip(walk, ts_own or [0.0] * reps, write, strict=True)]
+    both_in_parse = [a + b + c for a, b, c in zip(walk_in_parse, ts_own or [0.0] * reps, write, strict=True)]
+    print(f"\n{len(files)} Python files, {sum(len(r) for r in rows[: len(files)])} edges, edges_digest {digest}; "
+          f"{len(ts_files)} tree-sitter files, {sum(map(len, ts_rows))} edges, tree-sitter edges_digest "
+          f"{ts_digest}; {reps} repetitions, load {os.getloadavg()[0]:.1f}\n\n"
+          "| edges' own CPU s | fastest | median |\n|---|---|---|")  # fmt: skip
+    table = [
         ("edge walk", walk),
         ("edge walk, as parse_python runs it", walk_in_parse),
+    ] if files else []  # fmt: skip
+    if ts_files:
+        table += [
+            ("tree-sitter parse with edges", ts_with),
+            ("tree-sitter parse without edges (their query patterns, `_edges`, doc links)", ts_without),
+            ("tree-sitter edges (the difference)", ts_own),
+            ("tree-sitter `_edges`, as the parse runs it", ts_edges_in_parse),
+        ]
+    table += [
         ("edges' writes", write),
-        ("both", both),
-        ("both, the walk as parse_python runs it", both_in_parse),
-    ):
+        ("all", both),
+        ("all, the walk as parse_python runs it", both_in_parse),
+    ]
+    for name, values in table:
         print(f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} |")
     return {
         "walk": min(walk),
         "walk_in_parse": min(walk_in_parse),
+        "tree_sitter": min(ts_own or [0.0]),
         "write": min(write),
         "both": min(both),
         "both_in_parse": min(both_in_parse),
@@ -245,7 +358,8 @@ def main() -> int:
                 low = min(r[5] for r in results[f"{label} without"])
                 print(f"\nthe edges' own work (fastest) over the fastest full index without them ({low:.3f} s): "
                       f"walk {own['walk'] / low:+.1%} (as parse_python runs it {own['walk_in_parse'] / low:+.1%}), "
-                      f"writes {own['write'] / low:+.1%}, both {own['both'] / low:+.1%} "
+                      f"tree-sitter's edges {own['tree_sitter'] / low:+.1%}, "
+                      f"writes {own['write'] / low:+.1%}, all {own['both'] / low:+.1%} "
                       f"(the walk as parse_python runs it: {own['both_in_parse'] / low:+.1%})")  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
