@@ -111,6 +111,19 @@ def main() -> int:
         "--seeds", default="", help="several seeds in one run (comma-separated), one index: a table per seed"
     )
     ap.add_argument("--json", default="")
+    ap.add_argument(
+        "--count-related",
+        action="store_true",
+        help="count the class family's calls too (hits marked `related`: a base's, an override's or a "
+        "sibling's method), as a reader counting every `exact` or `import` hit would",
+    )
+    ap.add_argument(
+        "--limit",
+        type=int,
+        default=500,
+        help="the callers asked per definition (engine.callers' own default is 50: a symbol with more sure "
+        "callers than that is answered in part, with data['omitted'])",
+    )
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--latency-only", action="store_true", help="callers latency only, no jedi (any tree)")
     ap.add_argument(
@@ -224,16 +237,18 @@ def compare(
     for path, symbol in picked:
         uri = python_uri(rules, path, symbol)
         t = time.perf_counter()
-        engine.callers(uri, limit=500)  # the first ask: files read for their previews
+        engine.callers(uri, limit=args.limit)  # the first ask: files read for their previews
         cold.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()  # the second ask, as an agent's next call on the same code would be
-        response = engine.callers(uri, limit=500).to_dict()
+        response = engine.callers(uri, limit=args.limit).to_dict()
         latencies.append((time.perf_counter() - t) * 1000)
         error = response["errors"][0]["code"] if response["status"] != "ok" else ""
         columns = {
             (h["path"], h["line"]): h["column"] - 1
             for h in (response["data"] or {}).get("hits", [])
-            if h["resolution"] in ("exact", "import") and "related" not in h  # jedi follows no class family
+            if h["resolution"] in ("exact", "import")
+            and ("related" not in h or (args.count_related and h.get("use") != "declaration"))
+            # jedi follows no class family
         }
         ours = set(columns)
         if args.latency_only:

@@ -61,6 +61,7 @@ from ..domain.calls import (
     callee_parts,
     calls_target,
     external_bases,
+    family_in_callers,
     names_external,
     parameter_calls,
     relation,
@@ -830,7 +831,7 @@ class CallersUseCase(_GraphUseCase):
             return target
         path, symbol, uri = target
         graph = self._graph()
-        found, family, declared = graph.callers_and_related(path, symbol)
+        found, family, declared = graph.callers_and_related(path, symbol, related=family_in_callers(path))
         found.sort(key=lambda f: (f[2].resolution not in SURE, f[0] != path, f[0], f[1].line, f[1].column))
         order = list(Relation)
         family.sort(key=lambda f: (order.index(f[4]), f[0] != path, f[0], f[1].line, f[1].column))

@@ -698,6 +698,14 @@ def overridden(method: Candidate, segment: Segment) -> frozenset[tuple[str, str]
     return result
 
 
+def family_in_callers(path: str) -> bool:
+    """Whether a method's callers list its class family's calls (``relation``) after its own, by the
+    convention of the language's reference servers: TypeScript's and Go's count a base's, an override's
+    and an interface's member as one symbol (tsserver, gopls); Python's keep each override its own
+    symbol (jedi, pyright), so a Python method's callers are the calls that reach it and nothing else."""
+    return not path.endswith(_PYTHON_SUFFIXES)
+
+
 def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation | None:
     """How ``reached`` (what a call reaches) relates to ``asked`` through their classes' bases; None when
     it does not (or is ``asked`` itself)."""

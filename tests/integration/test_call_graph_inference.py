@@ -297,3 +297,15 @@ def test_an_untyped_parameter_takes_the_type_the_files_functions_agree_on_for_it
         ("fields/consensus.py", 27, "fix", "exact", "call"),
         ("fields/consensus.py", 32, "other", "name", "call"),  # its own `ctx = str(value)`: by name only
     ]
+
+
+def test_a_python_methods_callers_are_its_own_calls_and_not_its_class_familys(
+    engine: trifecta.Engine,
+) -> None:
+    # shop/streams.py: Stream <- FileStream, Stream <- SocketStream. jedi and pyright keep each override its
+    # own symbol, so a call on a Stream is no caller of FileStream.close, nor one on a SocketStream
+    assert related(engine, "sym://python/type/shop/streams/FileStream#close") == [(21, "shut", None, None)]
+    assert related(engine, "sym://python/type/shop/streams/Stream#close") == [
+        (11, "FileStream.close", None, None),  # super().close()
+        (20, "shut", None, None),
+    ]
