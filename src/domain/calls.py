@@ -542,7 +542,7 @@ def enclosing_class(caller: str, ctx: FileContext, lookup: Lookup) -> Candidate 
 def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
     """The classes a class's bases name, as the file that declares it reads them; by name alone (the
     same file's first, else at most three) when that file's context is not at hand."""
-    key = ("bases", cls.path, cls.qualname)
+    key = ("bases", cls.path, cls.qualname, cls.kind)
     if key in segment.memo:
         return segment.memo[key]
     ctx = segment.context_of(cls.path) if segment.context_of is not None else None
@@ -550,6 +550,9 @@ def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
     segment.memo[key] = out
     for base in cls.bases:
         text = _SUBSCRIPT.sub("", base.strip())  # `Generic[T]`, `Mapping[str, int]`
+        if ctx is not None and text.endswith("()"):  # `class S extends make<string>(ast)`: what make returns
+            out.extend(_returned_classes(text, cls.qualname.rpartition(".")[0], ctx, segment))
+            continue
         if ctx is not None:
             out.extend(_classes_named(text, ctx, segment, nested_in=cls.qualname))
             continue
@@ -610,13 +613,13 @@ def _member(
 def _class_and_bases(cls: Candidate, segment: Segment) -> Iterator[Candidate]:
     """``cls``, then its bases breadth first, each once, down to MAX_BASE_DEPTH (the caller stops the walk by
     returning)."""
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, SymbolKind]] = set()  # TypeScript's `namespace Schema` and `interface Schema`
     todo = [(cls, 0)]
     while todo:
         current, depth = todo.pop(0)
-        if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
+        if (current.path, current.qualname, current.kind) in seen or depth > MAX_BASE_DEPTH:
             continue
-        seen.add((current.path, current.qualname))
+        seen.add((current.path, current.qualname, current.kind))
         yield current
         todo.extend((b, depth + 1) for b in base_classes(current, segment))
 
@@ -946,9 +949,7 @@ def _returned_classes(
         parts = callee_parts(callee)
         if not parts:
             return out
-        inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
-        resolved = resolve_call(inner, ctx, segment)
-        called = list(resolved.targets) if resolved.resolution in _SURE else []
+        called = _sure_callees(callee, parts, caller, ctx, segment)
         if called and len(parts) == 2 and (parts[0] in ctx.self_names or parts[0] in _SUPER):
             owner = enclosing_class(caller, ctx, segment.lookup)
             receivers = [owner] if owner is not None else []
@@ -1002,6 +1003,29 @@ def _returned_classes(
     return out
 
 
+def _sure_callees(
+    callee: str, parts: list[str], caller: str, ctx: FileContext, segment: Segment
+) -> list[Candidate]:
+    """The definitions a call resolves to (``exact`` or ``import`` only), for what they return or hand their
+    callbacks; in TypeScript and JavaScript, else the constants of that name the file or an import reaches
+    (`const sleep: (d: Duration) => Effect<void> = effect.sleep`: a constant typed by a function type, whose
+    RETURN edges are its type's)."""
+    inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
+    resolved = resolve_call(inner, ctx, segment)
+    if resolved.resolution in _SURE:
+        return list(resolved.targets)
+    if resolved.reason == "local" or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+        return []
+    if len(parts) == 1:
+        return [
+            c
+            for c in segment.lookup(parts[0])
+            if c.kind in _VARIABLES and c.path == ctx.path and c.qualname == parts[0]
+        ]
+    by_import = _through_import(parts, ctx, segment, _VARIABLES)
+    return list(by_import.targets) if by_import is not None and by_import.resolution in _SURE else []
+
+
 def _callback_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
     """The classes ``f()#i.j`` names: what the definitions ``f`` resolves to (``exact`` or ``import``; a
     class's constructor) hand their callback argument ``i`` as parameter ``j``, as their files read it
@@ -1015,12 +1039,8 @@ def _callback_classes(text: str, caller: str, ctx: FileContext, segment: Segment
     parts = callee_parts(callee)
     if not parts or segment.returns is None or segment.context_of is None:
         return out
-    inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
-    resolved = resolve_call(inner, ctx, segment)
-    if resolved.resolution not in _SURE:
-        return out
     prefix = f"#{where} "
-    for target in resolved.targets:
+    for target in _sure_callees(callee, parts, caller, ctx, segment):
         functions = [target]
         if target.kind in _CONTAINERS:  # `new Observable((subscriber) => ...)`: its constructor's
             functions = [

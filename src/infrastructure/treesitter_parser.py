@@ -1104,7 +1104,7 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
     for pattern, captures in matches:
         if "bases.of" in captures:
             of = captures["bases.of"][0]
-            named = [type_name(_text(b)) for b in captures.get("base", ())] + [
+            named = [_base_name(b) for b in captures.get("base", ())] + [
                 _GENERICS.sub("", _text(b)).strip() for b in captures.get("base.dotted", ())
             ]
             if of.type == "method_definition":  # an object literal's method: the literal's types
@@ -1152,6 +1152,15 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
                 n for n in dict.fromkeys(names) if n not in found[key].bases and ("." in n or n not in dotted)
             )
     return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+
+
+def _base_name(base: ts.Node) -> str:
+    """A base as its class names it: `Foo` of `Foo<T>`; a call's callee then `()` (TypeScript's `class
+    String$ extends make<string>(ast)`: the class `make` returns, looked up when asked)."""
+    callee = base.child_by_field_name("function") if base.type == "call_expression" else None
+    if callee is not None and callee.type in ("identifier", "member_expression"):
+        return re.sub(r"\s+", "", _text(callee)) + "()"
+    return type_name(_text(base))
 
 
 # JavaScript's `X.f = function` defines `X.f`, but not on these (the query's `#not-any-of?` would say so: py-tree-sitter

@@ -295,3 +295,18 @@ def test_an_iterators_next_is_reached_by_calls_on_iterators(engine: trifecta.Eng
         ("app/flows.ts", 14, "exact", "it.next", "base"),
         ("app/flows.ts", 14, "exact", "more.next", "base"),
     ]
+
+
+def test_constants_typed_by_function_types_and_classes_extending_a_call(engine: trifecta.Engine) -> None:
+    # lib/effects.ts (effect's shapes): `const sleep: (millis: number) => Effect<void> = internalSleep`, a
+    # `dual` API `const map: { <A, B>(f): ...; <A, B>(self: Effect<A>, f): Effect<B> } = dual(...)`,
+    # `const clockWith: <A>(f: (clock: Clock) => Effect<A>) => Effect<A>`, `class Str extends
+    # classOf<string>("s")` (classOf returns a SchemaClass), and `namespace Effect` next to `interface Effect`
+    assert hits(engine, "sym://typescript/type/lib/effects/Pipeable#pipe") == [
+        ("app/effects.ts", 4, "exact", "E.sleep(10).pipe", None),
+        ("app/effects.ts", 5, "exact", "E.map(E.sleep(1), (n) => n).pipe", None),
+        ("app/effects.ts", 7, "import", "E.Str.pipe", None),
+    ]
+    assert hits(engine, "sym://typescript/type/lib/effects/Clock#now") == [
+        ("app/effects.ts", 6, "exact", "clock.now", None),
+    ]

@@ -189,6 +189,20 @@
                                    (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
                                                 (array_type) @returns.type])])) @reference.returns)
 
+; a constant typed by a function type returns what the type does (`const sleep: (d: Duration) => Effect<void>
+; = effect.sleep`), or by an object type of call signatures, what each does (effect's `dual` APIs: `const map:
+; { <A, B>(f: F): (self: Effect<A>) => Effect<B>; <A, B>(self: Effect<A>, f: F): Effect<B> } = dual(...)`)
+(variable_declarator
+  name: (identifier) @returns.name
+  type: (type_annotation (function_type
+    return_type: [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                  (nested_type_identifier) @returns.type]) @reference.returns))
+(variable_declarator
+  name: (identifier) @returns.name
+  type: (type_annotation (object_type (call_signature
+    return_type: (type_annotation [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
+                                   (nested_type_identifier) @returns.type])) @reference.returns)))
+
 ; what a function hands its callbacks (@reference.callback: a parameter typed by a function type;
 ; @callback.param one of that type's parameters, @callback.type its type): `operate(init: (source:
 ; Observable<T>, subscriber: Subscriber<R>) => void)` types `source` in `operate((source, subscriber) => ...)`
