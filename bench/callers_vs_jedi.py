@@ -73,10 +73,10 @@ def pct(values: list[float], q: float) -> float:
 
 
 def pick_symbols(
-    engine: Any, n: int, seed: int
+    engine: Any, n: int, seed: int, *, every: bool = False
 ) -> tuple[list[tuple[str, Any]], dict[tuple[str, str], set[int]], Any]:
-    """N random functions and methods of the index (dunders and properties left out), the definition lines
-    of every (path, qualified name), and the Python path rules: the sample a seed names."""
+    """N random functions and methods of the index (dunders and properties left out unless ``every``), the
+    definition lines of every (path, qualified name), and the Python path rules: the sample a seed names."""
     from trifecta.interfaces.bootstrap import selector_rules
 
     rules = selector_rules()["python"]
@@ -84,9 +84,13 @@ def pick_symbols(
     def_lines: dict[tuple[str, str], set[int]] = {}  # a name one file defines twice: each definition
     for path, symbol in engine._app.store.all_symbols():  # noqa: SLF001 - a benchmark reads the index directly
         def_lines.setdefault((path, symbol.qualname), set()).add(symbol.def_line)
-        if symbol.kind.value not in ("function", "method") or symbol.name.startswith("__"):
+        if symbol.kind.value not in ("function", "method"):
             continue
-        if any(d.endswith(("property", ".setter", ".getter", ".deleter")) for d in symbol.decorators):
+        if not every and symbol.name.startswith("__"):
+            continue
+        if not every and any(
+            d.endswith(("property", ".setter", ".getter", ".deleter")) for d in symbol.decorators
+        ):
             continue  # read as attributes, never called
         stem = rules.stem(path)
         if stem is None or not all(part.isidentifier() for part in stem):
@@ -111,6 +115,11 @@ def main() -> int:
         "--seeds", default="", help="several seeds in one run (comma-separated), one index: a table per seed"
     )
     ap.add_argument("--json", default="")
+    ap.add_argument(
+        "--every",
+        action="store_true",
+        help="sample dunder methods (`__init__`: constructor calls) and properties (attribute reads) too",
+    )
     ap.add_argument(
         "--count-related",
         action="store_true",
@@ -227,7 +236,7 @@ def compare(
     """One seed's sample: trifecta's callers and jedi's references of each symbol, and the summary."""
     import jedi
 
-    picked, def_lines, rules = pick_symbols(engine, args.n, seed)
+    picked, def_lines, rules = pick_symbols(engine, args.n, seed, every=args.every)
     goto_cache: dict[str, bool] = cache["goto"]
     rows = []
     latencies: list[float] = []

@@ -894,9 +894,12 @@ class CallersUseCase(_GraphUseCase):
         )
         actions = [
             act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["symbol"] and h["uri"])
-        ]
+        ][:3]
+        if data["omitted"] and len(data["hits"]) == request.limit < MAX_LIMIT:
+            # the limit cut the answer, not the byte budget: the same question with room for the rest
+            actions.insert(0, act.callers(uri, limit=min(MAX_LIMIT, data["total"])))
         return Response.success(
-            CALLERS_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions[:3]
+            CALLERS_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions
         )
 
 

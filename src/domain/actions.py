@@ -5,7 +5,7 @@ every word quoted with `shlex.quote` (``ast snippet 'sym://python/type/m/C#f'``)
 `cli_command` gives the full command line (``trifecta ... --segment '/abs/repo'``), `tool_call` the MCP
 tool and its arguments. Only the builders below make actions, so both always parse.
 
-    action   = "ast" verb URI [ "--limit" N ]           (verb: symbols | snippet | hover | refs)
+    action   = "ast" verb URI [ "--limit" N ]           (verb: symbols | snippet | hover | refs | callers)
              | "ctx get" ( "--id" ID | "--path" PATH[":"START"-"END] )
              | "ctx search --query" QUERY [ "--mode" MODE ] [ "--limit" N ]
              | "index" [ "--full" ]
@@ -24,7 +24,8 @@ from typing import Any
 
 import attrs
 
-_AST_VERBS = ("symbols", "snippet", "hover", "refs")
+_AST_VERBS = ("symbols", "snippet", "hover", "refs", "callers")
+_LIMITED = ("refs", "callers")  # the verbs that take --limit
 
 
 def _join(*words: object) -> str:
@@ -52,6 +53,10 @@ def hover(uri: str) -> str:
 
 def refs(uri: str, *, limit: int | None = None) -> str:
     return _join("ast", "refs", uri, *(("--limit", limit) if limit is not None else ()))
+
+
+def callers(uri: str, *, limit: int | None = None) -> str:
+    return _join("ast", "callers", uri, *(("--limit", limit) if limit is not None else ()))
 
 
 def get_id(chunk_id: str) -> str:
@@ -143,7 +148,7 @@ def tool_call(action: str) -> ToolCall:
 
 def _tool_call(words: list[str], action: str) -> ToolCall:
     if len(words) >= 3 and words[0] == "ast" and words[1] in _AST_VERBS:
-        options = _options(words[3:], {"--limit": int} if words[1] == "refs" else {})
+        options = _options(words[3:], {"--limit": int} if words[1] in _LIMITED else {})
         return ToolCall(tool=words[1], arguments={"uri": words[2], **options})
     if words[:2] == ["ctx", "get"]:
         args = _options(words[2:], {"--id": str, "--path": str})
@@ -202,7 +207,9 @@ def from_tool_call(tool: str, arguments: Mapping[str, Any]) -> str:
         segment = str(args.pop("segment"))
         return on_segment(from_tool_call(tool, args), segment)
     if tool in _AST_VERBS:
-        return refs(args["uri"], limit=args.get("limit")) if tool == "refs" else ast(tool, args["uri"])
+        if tool in _LIMITED:
+            return _join("ast", tool, args["uri"], *(("--limit", args["limit"]) if "limit" in args else ()))
+        return ast(tool, args["uri"])
     if tool == "get":
         return get_id(args["id"]) if "id" in args else get_path(args["path"])
     if tool == "search":

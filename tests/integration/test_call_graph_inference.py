@@ -309,3 +309,15 @@ def test_a_python_methods_callers_are_its_own_calls_and_not_its_class_familys(
         (11, "FileStream.close", None, None),  # super().close()
         (20, "shut", None, None),
     ]
+
+
+def test_an_answer_the_limit_cut_offers_the_same_question_with_room_for_the_rest(
+    engine: trifecta.Engine,
+) -> None:
+    uri = "sym://python/type/shop/models/Widget#render"
+    cut = engine.callers(uri, limit=2).to_dict()
+    assert (len(cut["data"]["hits"]), cut["data"]["total"], cut["data"]["omitted"]) == (2, 7, 5)
+    assert cut["next_actions"][0] == f"ast callers '{uri}' --limit 7"
+    whole = engine.callers(uri, limit=7).to_dict()
+    assert whole["data"]["omitted"] == 0
+    assert not any(a.startswith("ast callers") for a in whole["next_actions"])

@@ -29,6 +29,8 @@ def test_a_command_names_its_segment_quoted_and_runs_from_anywhere() -> None:
         (act.symbols("sym://python/mod/a"), "symbols", {"uri": "sym://python/mod/a"}),
         (act.refs("sym://python/type/a/B", limit=20), "refs", {"uri": "sym://python/type/a/B", "limit": 20}),
         (act.hover("sym://python/type/a/B"), "hover", {"uri": "sym://python/type/a/B"}),
+        (act.callers("sym://go/type/a/B", limit=120), "callers", {"uri": "sym://go/type/a/B", "limit": 120}),
+        (act.callers("sym://go/type/a/B"), "callers", {"uri": "sym://go/type/a/B"}),
         (act.get_id("abc"), "get", {"id": "abc"}),
         (act.get_path("a b.py", 3, 9), "get", {"path": "a b.py:3-9"}),
         (
