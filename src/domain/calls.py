@@ -330,6 +330,8 @@ def _in_module(
         best = max(_module_score(c.module, m, exact, partial) for m in modules)
         if best:
             scored.append((best, c))
+    if not scored and len(chain) >= 2:
+        scored = _in_namespace(spec, exact, partial, chain, segment, kinds)
     if not scored:
         passed = _reexported((*spec, *chain[:-1]), exact, partial, chain[-1], segment, kinds, depth)
         passed = passed or _through_module_attribute(spec, exact, partial, chain, segment, kinds, depth)
@@ -339,6 +341,33 @@ def _in_module(
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
     top = max(score for score, _ in scored)
     return Resolved(resolution=Resolution.IMPORT, targets=tuple(c for score, c in scored if score == top))
+
+
+def _in_namespace(
+    spec: tuple[str, ...],
+    exact: bool,
+    partial: bool,
+    chain: list[str],
+    segment: Segment,
+    kinds: frozenset[SymbolKind],
+) -> list[tuple[int, Candidate]]:
+    """TypeScript's `MetricState.MetricState.Counter`: `Counter` declared in `namespace MetricState` of the
+    module (a namespace's members are named without it), the module's file declaring that namespace."""
+    spaces = {
+        c.path
+        for c in segment.lookup(chain[-2])
+        if c.kind is SymbolKind.MODULE and c.qualname == chain[-2] and c.path.endswith(_ECMASCRIPT_SUFFIXES)
+    }
+    if not spaces:
+        return []
+    module = (*spec, *chain[:-2])
+    scored = []
+    for c in segment.lookup(chain[-1]):
+        if c.path in spaces and c.qualname == chain[-1] and c.kind in kinds:
+            best = _module_score(c.module, module, exact, partial)
+            if best:
+                scored.append((best, c))
+    return scored
 
 
 def _reexported(
@@ -831,9 +860,12 @@ def _classes_named(
     go = ctx.path.endswith(".go")  # a Go named type of any kind has methods (`cmp.Path`, `[]PathStep`)
     by_import = _through_import(parts, ctx, segment, _GO_TYPES if go else _CONTAINERS)
     if by_import is not None:
-        if by_import.targets or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+        if not ctx.path.endswith(_ECMASCRIPT_SUFFIXES) or any(
+            t.kind is not SymbolKind.MODULE for t in by_import.targets
+        ):
             return list(by_import.targets)
-        return _imported_type_aliases(parts, ctx, segment)  # `Option.Option<A>`, a union's alias
+        # `Option.Option<A>`, a union's alias (beside `namespace Option`, which declares no member)
+        return [*by_import.targets, *_imported_type_aliases(parts, ctx, segment)]
     if len(parts) > 1:
         return []
     kinds = _GO_TYPES if go else _CONTAINERS
@@ -846,9 +878,11 @@ def _classes_named(
         and c.qualname in (parts[0], f"{outer}.{parts[0]}")
         and c.qualname != nested_in
     ]
-    if local:
+    if local and (go or any(c.kind is not SymbolKind.MODULE for c in local)):
         return local
     aliased = _module_aliases(parts[0], ctx, segment)
+    if local:  # TypeScript's `namespace Option` beside `type Option<A> = None<A> | Some<A>`
+        return [*local, *aliased]
     if aliased:
         return aliased
     starred = _through_stars(parts[0], ctx, segment, _CONTAINERS)

@@ -302,7 +302,7 @@ def test_constants_typed_by_function_types_and_classes_extending_a_call(engine: 
     # `dual` API `const map: { <A, B>(f): ...; <A, B>(self: Effect<A>, f): Effect<B> } = dual(...)`,
     # `const clockWith: <A>(f: (clock: Clock) => Effect<A>) => Effect<A>`, `class Str extends
     # classOf<string>("s")` (classOf returns a SchemaClass), and `namespace Effect` next to `interface Effect`
-    assert hits(engine, "sym://typescript/type/lib/effects/Pipeable#pipe") == [
+    assert hits(engine, "sym://typescript/type/lib/effects/Pipeable#pipe")[:3] == [
         ("app/effects.ts", 4, "exact", "E.sleep(10).pipe", None),
         ("app/effects.ts", 5, "exact", "E.map(E.sleep(1), (n) => n).pipe", None),
         ("app/effects.ts", 7, "import", "E.Str.pipe", None),
@@ -310,3 +310,12 @@ def test_constants_typed_by_function_types_and_classes_extending_a_call(engine: 
     assert hits(engine, "sym://typescript/type/lib/effects/Clock#now") == [
         ("app/effects.ts", 6, "exact", "clock.now", None),
     ]
+
+
+def test_a_namespaces_members_and_a_type_alias_beside_a_namespace_of_its_name(engine: trifecta.Engine) -> None:
+    # lib/effects.ts: `namespace Metric { interface Counter extends Pipeable }` (its members are named
+    # without it: `Counter`), `namespace Option` beside `type Option<A> = None | Some<A>`; app/effects.ts:
+    # `class CounterState implements E.Metric.Counter`, `option(): E.Option<number>`, `option().pipe()`
+    found = hits(engine, "sym://typescript/type/lib/effects/Pipeable#pipe")
+    assert ("app/effects.ts", 12, "exact", "option().pipe", None) in found
+    assert ("app/effects.ts", 15, "exact", "CounterState.pipe", "override") in found
