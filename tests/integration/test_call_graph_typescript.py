@@ -312,7 +312,9 @@ def test_constants_typed_by_function_types_and_classes_extending_a_call(engine: 
     ]
 
 
-def test_a_namespaces_members_and_a_type_alias_beside_a_namespace_of_its_name(engine: trifecta.Engine) -> None:
+def test_a_namespaces_members_and_a_type_alias_beside_a_namespace_of_its_name(
+    engine: trifecta.Engine,
+) -> None:
     # lib/effects.ts: `namespace Metric { interface Counter extends Pipeable }` (its members are named
     # without it: `Counter`), `namespace Option` beside `type Option<A> = None | Some<A>`; app/effects.ts:
     # `class CounterState implements E.Metric.Counter`, `option(): E.Option<number>`, `option().pipe()`
