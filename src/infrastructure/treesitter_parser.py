@@ -431,7 +431,7 @@ def _edges(
             if "alias.union" in captures:
                 type_aliases.extend(
                     (_text(captures["alias.name"][0]), _text(n))
-                    for n in _union_nodes(captures["alias.union"][0])
+                    for n in _union_nodes(captures["alias.union"][0], MAX_ALIAS_UNION)
                 )
             elif "alias.type" in captures:
                 type_aliases.append((_text(captures["alias.name"][0]), _text(captures["alias.type"][0])))
@@ -902,6 +902,9 @@ _SUBSCRIPT = re.compile(r"(.+)\[[^\[\]]*\][!?]*")
 
 
 MAX_UNION = 3  # the types of a union kept (`A | B | C`, the first ones), as the Python walk keeps
+# the types of a module's type alias of a union kept: every one a language server reaches through it (effect's
+# `type AST = Declaration | Literal | ...`, 24 classes)
+MAX_ALIAS_UNION = 48
 
 
 def _in_union(node: ts.Node) -> bool:
@@ -912,14 +915,14 @@ def _in_union(node: ts.Node) -> bool:
     return parent is not None and parent.type == "union_type"
 
 
-def _union_nodes(node: ts.Node) -> list[ts.Node]:
-    """The first MAX_UNION named types of the union a node is in or is (`None<A> | Some<A>`: `None`, `Some`;
+def _union_nodes(node: ts.Node, most: int = MAX_UNION) -> list[ts.Node]:
+    """The first ``most`` named types of the union a node is in or is (`None<A> | Some<A>`: `None`, `Some`;
     nested unions flattened, `null`, `undefined` and literals left out), as `_type_text` reads them."""
     while node.parent is not None and node.parent.type in ("union_type", "generic_type"):
         node = node.parent
     out: list[ts.Node] = []
     todo = [node]
-    while todo and len(out) < MAX_UNION:
+    while todo and len(out) < most:
         current = todo.pop()
         if current.type == "union_type":
             todo.extend(reversed(current.named_children))

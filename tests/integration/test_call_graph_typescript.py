@@ -321,3 +321,11 @@ def test_a_namespaces_members_and_a_type_alias_beside_a_namespace_of_its_name(
     found = hits(engine, "sym://typescript/type/lib/effects/Pipeable#pipe")
     assert ("app/effects.ts", 12, "exact", "option().pipe", None) in found
     assert ("app/effects.ts", 15, "exact", "CounterState.pipe", "override") in found
+
+
+def test_a_readonly_parameter_property_typed_by_a_long_union_alias(engine: trifecta.Engine) -> None:
+    # lib/effects.ts: `type Kind = KindA | KindB | KindC | KindD` (an alias keeps every type of its union,
+    # as effect's `type AST` of 24 classes), `constructor(readonly kind: Kind)`, `this.kind.toJSON()`
+    assert hits(engine, "sym://typescript/type/lib/effects/KindD#toJSON") == [
+        ("lib/effects.ts", 75, "exact", "this.kind.toJSON", None),
+    ]

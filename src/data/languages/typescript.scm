@@ -128,9 +128,10 @@
   name: (object_pattern (pair_pattern key: (property_identifier) @typed.key value: (identifier) @typed.name))
   value: [(identifier) (this)] @typed.from) @reference.typed
 
-; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`) types the field
+; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`, `readonly type: AST`)
+; types the field
 (required_parameter
-  (accessibility_modifier)
+  [(accessibility_modifier) "readonly"]
   pattern: (identifier) @typed.this
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type (array_type) @typed.type
