@@ -756,7 +756,7 @@ def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation
         return Relation.OVERRIDE
     if len(up_asked) > 1 and up_asked & up_reached:
         return Relation.SIBLING
-    if _both_override_object(asked, reached, segment):
+    if _both_override_object(asked, reached, segment) or _share_external_base(asked, reached, segment):
         return Relation.SIBLING
     return None
 
@@ -1314,6 +1314,14 @@ def external_bases(method: Candidate, segment: Segment) -> frozenset[str]:
     the segment, by name (`Map` of `class DraftMap extends Map`: a built-in), when the method's is a
     class of those languages; a call on a receiver of such a type may run the method, as the language
     server's references count it."""
+    key = ("external bases", method.path, method.qualname, method.bases)
+    if key not in segment.memo:
+        segment.memo[key] = _external_bases(method, segment)
+    found: frozenset[str] = segment.memo[key]
+    return found
+
+
+def _external_bases(method: Candidate, segment: Segment) -> frozenset[str]:
     cls = family_class(method, segment)
     if cls is None or not cls.path.endswith(_ECMASCRIPT_SUFFIXES) or segment.context_of is None:
         return frozenset()
@@ -1328,7 +1336,31 @@ def external_bases(method: Candidate, segment: Segment) -> frozenset[str]:
                 and not _classes_named(name, ctx, segment, current.qualname)
             ):
                 out.add(name)
+                out.update(_BUILT_IN_SUPERS.get(name, ()))
     return frozenset(out)
+
+
+# TypeScript's built-in interfaces that extend another whose methods they share (`class MapIterator
+# implements IterableIterator<T>` implements Iterator's `next`; a `Generator` is an Iterator)
+_BUILT_IN_SUPERS = {
+    "IterableIterator": ("Iterator",),
+    "IteratorObject": ("Iterator",),
+    "Generator": ("Iterator",),
+    "AsyncIterableIterator": ("AsyncIterator",),
+    "AsyncGenerator": ("AsyncIterator",),
+}
+
+
+def _share_external_base(asked: Candidate, reached: Candidate, segment: Segment) -> bool:
+    """TypeScript and JavaScript: two methods of one name whose classes (or object literals) implement one
+    base the segment does not define (`Iterator`: `next()` in a class implementing `IterableIterator<T>`
+    and in the object a `[Symbol.iterator]()` returns), which a language server relates through it."""
+    if asked.qualname.rsplit(".", 1)[-1] != reached.qualname.rsplit(".", 1)[-1]:
+        return False
+    if not (asked.path.endswith(_ECMASCRIPT_SUFFIXES) and reached.path.endswith(_ECMASCRIPT_SUFFIXES)):
+        return False
+    mine = external_bases(asked, segment)
+    return bool(mine) and bool(mine & external_bases(reached, segment))
 
 
 def names_external(
@@ -1366,7 +1398,7 @@ def _names_external(text: str, names: frozenset[str], edge: Edge, ctx: FileConte
         return False
     if not _NAME.fullmatch(text):
         return False
-    if text in names:
+    if text in names or any(n in names for n in _BUILT_IN_SUPERS.get(text, ())):
         return not _classes_named(text, ctx, segment)
     aliases = _through_import([text], ctx, segment, frozenset({SymbolKind.TYPE}))
     targets = (
