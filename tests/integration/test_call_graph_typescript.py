@@ -344,3 +344,13 @@ def test_implementations_of_a_built_in_interface_are_siblings(engine: trifecta.E
     assert ("lib/effects.ts", 80, "exact", "Countdown.next", "sibling") in hits(
         engine, "sym://typescript/type/lib/flow/next"
     )
+
+
+def test_a_this_parameter_types_this(engine: trifecta.Engine) -> None:
+    # lib/effects.ts: `const HandleProto = { toString(this: Handle) { this.toJSON() }, toJSON() {...} }`
+    # (effect's prototypes): `this` is a Handle, an Inspectable, whose toJSON Printed implements
+    assert hits(engine, "sym://typescript/type/lib/effects/Printed#toJSON") == [
+        ("lib/effects.ts", 94, "exact", "this.toJSON", "base"),
+        ("lib/effects.ts", 89, "exact", "Inspectable.toJSON", "base"),
+    ]
+    assert hits(engine, "sym://typescript/type/lib/effects/HandleProto#toJSON") == []

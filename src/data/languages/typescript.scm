@@ -128,6 +128,13 @@
   name: (object_pattern (pair_pattern key: (property_identifier) @typed.key value: (identifier) @typed.name))
   value: [(identifier) (this)] @typed.from) @reference.typed
 
+; a function's `this` parameter types `this` in it (effect's prototypes: `const Proto = { toString(this:
+; FiberHandle) { return format(this.toJSON()) } }`)
+(required_parameter
+  pattern: (this) @typed.name
+  type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
+                          (nested_type_identifier) @typed.type])) @reference.typed
+
 ; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`, `readonly type: AST`)
 ; types the field
 (required_parameter
