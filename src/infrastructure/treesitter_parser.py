@@ -106,12 +106,40 @@ def _compiled(key: str) -> tuple[ts.Parser, ts.Query]:
     spec = next(s for s in language_specs() if s.key == key)
     module, function = spec.grammar.split(":")
     language = ts.Language(getattr(importlib.import_module(module), function)())
-    folder = resources.files("trifecta.data").joinpath("languages")
-    source = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.query)
+    source = _query_source(spec)
     with warnings.catch_warnings():  # tree-sitter 0.25's progress_callback crashes; its time limit works
         warnings.simplefilter("ignore", DeprecationWarning)
         parser = ts.Parser(language, timeout_micros=int(PARSE_SECONDS * 1_000_000))
     return parser, ts.Query(language, source)
+
+
+def _query_source(spec: LanguageSpec) -> str:
+    folder = resources.files("trifecta.data").joinpath("languages")
+    return "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.query)
+
+
+@functools.cache
+def _pattern_kinds(key: str) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+    """The patterns of a language's query that capture a definition or a class's bases (what `_definitions`
+    reads), those that capture a reference (what `_edges` reads: each is given only its own matches), and
+    those that capture a call and nothing else (`_edges` takes them first)."""
+    spec = next(s for s in language_specs() if s.key == key)
+    query, source = _compiled(key)[1], _query_source(spec).encode("utf-8")
+    count: int = query.pattern_count  # type: ignore[assignment]  # a property (the stub says a method)
+    texts = [source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)] for i in range(count)]
+    return (
+        frozenset(i for i, t in enumerate(texts) if b"@definition." in t or b"@bases.of" in t),
+        frozenset(i for i, t in enumerate(texts) if b"@reference." in t),
+        frozenset(
+            i
+            for i, t in enumerate(texts)
+            if b"@reference.call" in t and {*_CAPTURE.findall(t)} <= _CALL_CAPTURES
+        ),
+    )
+
+
+_CAPTURE = re.compile(rb"@([\w.]+)")
+_CALL_CAPTURES = frozenset({b"reference.call", b"call.name", b"call.receiver"})
 
 
 def load_grammars(paths: Iterable[str]) -> None:
@@ -184,10 +212,11 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
         error = "syntax error: definitions kept where the file parses, block by block"
     if time.monotonic() - started > 2 * PARSE_SECONDS:
         return ParsedFile(language=spec.name, error=f"parse took over {PARSE_SECONDS:g} s: indexed as text")
-    defs = _definitions(matches, spec)
+    definitions, references, calls = _pattern_kinds(spec.key)
+    defs = _definitions([m for m in matches if m[0] in definitions], spec)
     parsed = _extract(path, lines, data, defs, spec)
     docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
-    edges = _edges(matches, defs, docs, go=spec.name == "go")
+    edges = _edges([m for m in matches if m[0] in references], defs, docs, go=spec.name == "go", calls=calls)
     if spec.name == "go":  # a built-in type has no members to reach: its RETURN edges would only cost
         edges = tuple(e for e in edges if e.kind is not EdgeKind.RETURN or e.text not in _GO_BUILTIN_TYPES)
         edges += _go_method_sets(defs)
@@ -219,7 +248,7 @@ def _go_element(
 ) -> str:
     """Go: the type of an element of what ``expression`` (`c.commands`, `cmds`, `c.Commands()`, `f.formal`
     of `f.formal[name]`) holds, as the walk types a slice, array or map: by its element. "" when unknown."""
-    expression = re.sub(r"\s+", "", expression)
+    expression = _SPACES.sub("", expression)
     while (subscript := _SUBSCRIPT.fullmatch(expression)) is not None:
         expression = subscript.group(1)  # `xs[i]`: an element of xs, which is typed by its element
     held = (_local_type(local_types, expression, at) if local_types else "") or (
@@ -328,6 +357,7 @@ def _edges(
     defs: list[_Def],
     docs: Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = (),
     go: bool = False,
+    calls: frozenset[int] = frozenset(),
 ) -> tuple[Edge, ...]:
     """Call sites (`@reference.call`), imports (`@reference.import`) and names doc comments link to
     (``docs``: ``_doc_links``), each with its innermost enclosing definition. A
@@ -346,6 +376,13 @@ def _edges(
     declared_at: dict[int, ts.Node] = {}  # a typed variable's start byte -> its declaration
     type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
     for pattern, captures in matches:
+        if pattern in calls:  # a pattern of a call's captures only (most matches): the call's branch below
+            if "call.name" in captures:
+                node, edge = _call_edge(captures)
+                key = (node.start_byte, node.end_byte)
+                if key not in found or found[key][0] > pattern:
+                    found[key] = (pattern, edge)
+            continue
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
             continue
@@ -379,7 +416,7 @@ def _edges(
             node = captures["reference.typed"][0]
             typed[node.start_byte] = (
                 _text(captures["typed.name"][0]),
-                _GO_RANGE + re.sub(r"\s+", "", _text(captures["typed.range"][0])),
+                _GO_RANGE + _SPACES.sub("", _text(captures["typed.range"][0])),
             )
             declared_at[node.start_byte] = node
             continue
@@ -422,7 +459,7 @@ def _edges(
             elif start in typed and not _inferred(typed[start][1]):
                 continue  # `const v: A | B = make()`: the annotation, matched first, over the call's value
             else:  # what the call returns, looked up when asked (domain.calls)
-                typed[start] = (variable, re.sub(r"\s+", "", _text(captures["typed.call"][0])) + "()")
+                typed[start] = (variable, _SPACES.sub("", _text(captures["typed.call"][0])) + "()")
             declared_at[start] = captures["reference.typed"][0]
             if "typed.this" in captures:
                 in_method.add(start)
@@ -449,18 +486,7 @@ def _edges(
                     )
             continue
         if "reference.call" in captures and "call.name" in captures:
-            node, name_node = captures["reference.call"][0], captures["call.name"][0]
-            name = _text(name_node)
-            receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
-            point = name_node.start_point
-            edge = (
-                EdgeKind.CALL,
-                point.row + 1,
-                point.column,
-                name,
-                f"{receiver}.{name}" if receiver else name,
-                "",
-            )
+            node, edge = _call_edge(captures)
         elif "reference.import" in captures and "import.source" in captures:
             node = captures["reference.import"][0]
             source = _text(captures["import.source"][0]).strip(_QUOTES)
@@ -572,7 +598,7 @@ def _edges(
                 made = _go_element(
                     made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
                 )
-            if not made and (field := _FIELD_OF.fullmatch(re.sub(r"\s+", "", receiver))) is not None:
+            if not made and (field := _FIELD_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
                 # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
                 held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
                     _receiver_type(types, around, field.group(1)) if types else ""
@@ -634,6 +660,19 @@ def _edges(
     return tuple(out)
 
 
+def _call_edge(
+    captures: dict[str, list[ts.Node]],
+) -> tuple[ts.Node, tuple[EdgeKind, int, int, str, str, str]]:
+    """A call's node and edge (kind, line, column, name, text, alias): its text is its receiver and name as
+    written (`this.load`, `fmt.Println`)."""
+    name_node = captures["call.name"][0]
+    name = _text(name_node)
+    receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
+    point = name_node.start_point
+    text = f"{receiver}.{name}" if receiver else name
+    return captures["reference.call"][0], (EdgeKind.CALL, point.row + 1, point.column, name, text, "")
+
+
 _DECLARED = re.compile(rb"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")  # a variable a definition declares
 
 
@@ -660,6 +699,18 @@ def _values(
     holders_b = {n.encode() for n in holders}
     for pattern, captures in pending:
         node = captures["reference.value"][0]
+        # Go's bare names (most of them, a pattern of these two captures): kept unless `nil`, `err`, ...
+        if "value.go" in captures and len(captures) == 2:
+            word = node.text
+            if word in _GO_NOT_VALUES and word not in functions_b:
+                continue
+            name = word.decode("utf-8", "replace") if word is not None else ""
+            point = node.start_point
+            found.setdefault(
+                (node.start_byte, node.end_byte),
+                (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, name, "")),
+            )
+            continue
         name_node = captures["value.name"][0] if "value.name" in captures else node
         if "value.receiver" in captures:
             receiver = captures["value.receiver"][0].text
@@ -820,9 +871,7 @@ def _module_level(declaration: ts.Node) -> bool:
 def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str, at: int) -> str:
     """The type of a variable declared more than once, as read at byte ``at``: the declaration of the
     innermost function around it, the nearest before it; "" when none is around it."""
-    declarations = local.get(
-        re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
-    )
+    declarations = local.get(_plain(receiver))
     if not declarations:
         return ""
     # sorted by the function around (`_local_types`): the innermost one around `at` is the last to start
@@ -841,11 +890,21 @@ def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str
     return next((t for start, t in reversed(mine) if start <= at), mine[0][1])
 
 
+_SPACES = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(receiver: str) -> str:
+    """A receiver as variables are recorded: `a?.b!` -> `a.b`, no whitespace (a file reads the same few
+    receivers many times)."""
+    return _SPACES.sub("", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
+
+
 def _receiver_type(types: dict[tuple[str, str], str], scopes: list[str], receiver: str) -> str:
     """The type a receiver (`source`, `this.store`) was declared with, in the caller or a scope around it
     (``scopes``, innermost first: a class for `this.<field>`, the module for a top-level variable); "" when
     none says."""
-    receiver = re.sub(r"\s+", "", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
+    receiver = _plain(receiver)
     for scope in scopes:
         found = types.get((scope, receiver))
         if found:
@@ -873,7 +932,7 @@ def _called(receiver: str) -> str:
             if depth == 0:
                 if index != len(receiver) - 1:
                     return ""  # `f(a)(b)`, `f(a).g(b)`
-                return re.sub(r"\s+", "", match.group(1)).replace("?.", ".") + "()"
+                return _SPACES.sub("", match.group(1)).replace("?.", ".") + "()"
     return ""
 
 
