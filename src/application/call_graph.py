@@ -808,6 +808,22 @@ def _with_kept_graph(execute: _Execute) -> _Execute:
     return inner  # type: ignore[return-value]
 
 
+def _twins(path: str, symbol: Symbol, definitions: list[Symbol]) -> list[dict[str, Any]]:
+    """TypeScript, JavaScript: the other object literals' methods of the asked one's name that implement
+    one of its literal's types in its file, as declarations of siblings (the `next() {...}` of the
+    object each `[Symbol.iterator]()` of Iterable.ts returns: one qualified name, `next`, a URI selects the
+    first of; a language server relates them through `Iterator`)."""
+    if symbol.kind is not SymbolKind.METHOD or not symbol.bases or not path.endswith(_ECMASCRIPT):
+        return []
+    return [
+        {"path": path, "line": d.def_line, "column": 0, "symbol": d.qualname, "uri": None,
+         "resolution": Resolution.EXACT.value, "callee": d.qualname, "use": "declaration",
+         "related": Relation.SIBLING.value, "reaches": d.qualname, "preview": ""}
+        for d in definitions
+        if d.kind is SymbolKind.METHOD and d.def_line != symbol.def_line and set(d.bases) & set(symbol.bases)
+    ]  # fmt: skip
+
+
 def _target_data(path: str, symbol: Symbol, uri: str) -> dict[str, Any]:
     return {
         "uri": uri,
@@ -875,6 +891,8 @@ class CallersUseCase(_GraphUseCase):
             dict.fromkeys(declared), key=lambda d: (order.index(d[1]), d[0].path, d[0].qualname)
         ):
             hits += declaration(c, how.value)
+        if family_in_callers(path):
+            hits += _twins(path, symbol, graph.definitions(path, symbol.qualname))
         hits += [row(p, e, r) for p, e, r in found if r.resolution not in SURE]
         data = _target_data(path, symbol, uri)
         data["by_resolution"] = {

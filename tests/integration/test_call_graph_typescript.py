@@ -339,6 +339,8 @@ def test_implementations_of_a_built_in_interface_are_siblings(engine: trifecta.E
         ("app/effects.ts", 21, "exact", "gen.next", "base"),
         ("app/flows.ts", 14, "exact", "it.next", "base"),
         ("app/flows.ts", 14, "exact", "more.next", "base"),
+        ("lib/effects.ts", 109, "exact", "next", "sibling"),
+        ("lib/effects.ts", 118, "exact", "next", "sibling"),
         ("lib/flow.ts", 61, "exact", "next", "sibling"),
     ]
     assert ("lib/effects.ts", 80, "exact", "Countdown.next", "sibling") in hits(
@@ -354,3 +356,11 @@ def test_a_this_parameter_types_this(engine: trifecta.Engine) -> None:
         ("lib/effects.ts", 89, "exact", "Inspectable.toJSON", "base"),
     ]
     assert hits(engine, "sym://typescript/type/lib/effects/HandleProto#toJSON") == []
+
+
+def test_object_literals_methods_sharing_a_qualified_name_are_siblings(engine: trifecta.Engine) -> None:
+    # lib/effects.ts: `ones` and `twos` each return `{ [Symbol.iterator]() { return { next() {...} } } }`:
+    # both are `next` of lib/effects.ts (the URI selects the first), two Iterators the server relates
+    assert ("lib/effects.ts", 118, "exact", "next", "sibling") in hits(
+        engine, "sym://typescript/type/lib/effects/next"
+    )
