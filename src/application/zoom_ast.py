@@ -342,6 +342,22 @@ def _is_group(definitions: Sequence[Symbol]) -> bool:
     )
 
 
+def _in_one_scope(found: Sequence[Symbol], symbols: Sequence[Symbol]) -> bool:
+    """Whether definitions of one qualified name are all in one enclosing definition (the innermost of
+    their parent's name around each), as an overload set's signatures or a property's accessors are."""
+    scopes = set()
+    for s in found:
+        around = [
+            o.start_line
+            for o in symbols
+            if o.qualname == s.parent and o.start_line <= s.start_line and s.end_line <= o.end_line
+        ]
+        scopes.add(max(around, default=0))
+        if len(scopes) > 1:
+            return False
+    return True
+
+
 def _is_accessor_pair(forms: Sequence[str]) -> bool:
     """A property's two accessors: one ``get`` and one ``set``."""
     return sorted(forms) == ["get", "set"]
@@ -842,6 +858,10 @@ class SymbolResolver:
                 actions,
             )
         overloads: tuple[Symbol, ...] = ()
+        if len(found) > 1 and not _is_group(found) and not _in_one_scope(found, loaded.symbols):
+            # in different functions (`const loop = ...` in several; the `next() {...}` of each
+            # `[Symbol.iterator]()`): no overloads nor accessors of one property, nothing to parse again
+            return self._duplicates(sym, path, components, qualname, language, found, aliases)
         if len(found) > 1 and not _is_group(found):
             forms = self._forms(path, loaded)
             form = [forms.get((s.qualname, s.def_line), "") for s in found]

@@ -102,3 +102,20 @@ def test_changed_content_is_parsed_again_for_its_own_forms() -> None:
     assert resolved.overloads == ()
     assert len(resolved.definitions) == 3
     assert resolver.forms_parses == 2
+
+
+def test_definitions_in_different_functions_need_no_forms() -> None:
+    # `const step = ...` in two functions: no overload set nor accessor pair can span two scopes, so the
+    # file is not parsed again for its forms (effect's Schema.ts: 10,000 lines, 250-300 ms a first ask)
+    nested = (
+        "export function first(): number {\n  const step = (n: number) => n + 1\n  return step(1)\n}\n"
+        "export function second(): number {\n  const step = (n: number) => n + 2\n  return step(2)\n}\n"
+    )
+    resolver, spy, _source = _resolver(nested)
+    answer = resolver.resolve("sym://typescript/type/src/parse/step")  # callers select the first
+    assert isinstance(answer, Unresolved) and answer.error.code is ErrorCode.AMBIGUOUS_SYMBOL, answer
+    assert [c["range"] for c in answer.error.data["candidates"]] == [
+        {"start_line": 2, "end_line": 2},
+        {"start_line": 6, "end_line": 6},
+    ]
+    assert spy.parsed == [] and resolver.forms_parses == 0  # the index holds the symbols: no parse
