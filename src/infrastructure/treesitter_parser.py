@@ -578,6 +578,7 @@ def _edges(
         return False
 
     out: list[Edge] = []
+    resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
@@ -585,6 +586,15 @@ def _edges(
             continue  # a parameter that takes the name
         if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
+            if (receiver, caller) in resolved:  # the same receiver read again in its caller
+                alias = resolved[receiver, caller]
+                out.append(
+                    Edge(
+                        kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias
+                    )
+                )
+                continue
+            local_found = local_types.found
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
@@ -608,6 +618,8 @@ def _edges(
                 # `this` in a function nested in a method (an arrow function: `this` is the method's)
                 made = next((c for c in around[1:] if c in classes and "." not in c), "")
             alias = _concrete(types, around, made) if made else ""
+            if local_types.found == local_found:  # no local declaration took part: the same anywhere
+                resolved[receiver, caller] = alias
         out.append(
             Edge(kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias)
         )
@@ -830,14 +842,27 @@ _FUNCTION_NODES = frozenset(
 )  # fmt: skip
 
 
-def _local_types(
-    typed: dict[int, tuple[str, str]], declared_at: dict[int, ts.Node]
-) -> dict[str, list[tuple[int, int, int, str]]]:
+class _Declarations(dict[str, list[tuple[int, int, int, str]]]):
+    """`_local_types`' answer, counting the lookups that found declarations (``found``): a receiver's type
+    worked out with none found is the same wherever its caller reads it."""
+
+    found = 0
+
+    def get(  # type: ignore[override]
+        self, key: str, default: None = None
+    ) -> list[tuple[int, int, int, str]] | None:
+        declarations = dict.get(self, key)
+        if declarations:
+            self.found += 1
+        return declarations
+
+
+def _local_types(typed: dict[int, tuple[str, str]], declared_at: dict[int, ts.Node]) -> _Declarations:
     """The variables the file declares more than once (`const observer = new QueryObserver()` in one test's
     callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), each
     declaration with the range of the function around it: (function start, end, declaration start, type)."""
     counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
-    out: dict[str, list[tuple[int, int, int, str]]] = {}
+    out = _Declarations()
     for start, (variable, type_text) in typed.items():
         if counts[variable] < 2 or variable.startswith("this."):
             continue
