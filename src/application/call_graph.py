@@ -57,11 +57,13 @@ from ..domain.calls import (
     Resolution,
     Resolved,
     Segment,
+    accessor_uses,
     bound_imports,
     callee_parts,
     calls_target,
     external_bases,
     family_in_callers,
+    is_accessor,
     names_external,
     parameter_calls,
     relation,
@@ -98,6 +100,10 @@ _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)
 
 # TypeScript's and JavaScript's endings: their callers list each signature of an overloaded declaration
 _ECMASCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_ACCESSOR_CHUNKS = 2000  # the chunks an accessor's name is looked for in (`.size`)
+_SELF = frozenset({"self", "this", "cls"})
+# definitions that are no caller: a read in a field's initializer is its class's
+_NOT_CALLERS = frozenset({SymbolKind.FIELD, SymbolKind.CONST, SymbolKind.TYPE, SymbolKind.MACRO})
 
 
 class CallGraph:
@@ -411,6 +417,8 @@ class CallGraph:
             calls = [
                 (p, attrs.evolve(e, alias="")) if e.alias and e.alias != LOCAL else (p, e) for p, e in calls
             ]
+        if self._read is not None and is_accessor(symbol):
+            calls = calls + self._accessor_uses(symbol, calls)
         calling = self._calling_contexts(calls)
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
             # hands a callback (`f((x) => x.m())`)
@@ -485,6 +493,99 @@ class CallGraph:
                 if how is not None:
                     declared.append((c, how))
         return found, family, declared
+
+    def _accessor_uses(self, symbol: Symbol, calls: Sequence[tuple[str, Edge]]) -> list[tuple[str, Edge]]:
+        """An accessor's reads and writes (``x.size``, ``self.flags = v``): no call, so no edge of the index
+        names them. They are found by the name's text in the files that hold it, each as a reference on its
+        receiver, typed as a call on it would be: ``self``/``this`` through the enclosing class; another
+        receiver by the type the index gave the same receiver's calls in that definition (or in the
+        class's other methods, for ``self.x``), else by its annotation in the definition's signature
+        (``observable: IObservable``). A receiver of no known type is left out (a common name would list
+        every ``.size`` of the repository by name). Places already recorded (a Python property read as a
+        value) are not repeated."""
+        assert self._read is not None
+        pattern = accessor_uses(symbol.name)
+        seen = {(p, e.line, e.column) for p, e in calls}
+        # where the name is: a chunk's own text when it is the file's lines (a function's, a method's), else
+        # those lines read from the file (a class's chunk is its skeleton)
+        places: list[tuple[str, int, str]] = []
+        files: dict[str, list[str] | None] = {}
+        for c in self._reader.substring_candidates([f".{symbol.name}"], limit=_ACCESSOR_CHUNKS):
+            if c.body.count("\n") == c.end_line - c.start_line:
+                places.append((c.path, c.start_line, c.body))
+                continue
+            if c.path not in files:
+                try:
+                    files[c.path] = self._read(c.path).decode("utf-8", errors="replace").split("\n")
+                except (OutsideSegment, OSError, FileRefused):
+                    files[c.path] = None
+            lines = files[c.path]
+            if lines is not None:
+                places.append((c.path, c.start_line, "\n".join(lines[c.start_line - 1 : c.end_line])))
+        scopes: dict[str, list[Symbol]] = {}
+        receivers: dict[str, dict[tuple[str, str], str]] = {}
+        out: list[tuple[str, Edge]] = []
+        for path, first, text in places:
+            for m in pattern.finditer(text):
+                line = first + text.count("\n", 0, m.start())
+                column = m.end() - len(symbol.name) - (text.rfind("\n", 0, m.start()) + 1)
+                if (path, line, column) in seen:
+                    continue
+                if path not in scopes:
+                    scopes[path] = sorted(
+                        (s for s in self.symbols(path) if s.kind not in _NOT_CALLERS),
+                        key=lambda s: (s.start_line, -s.end_line),
+                    )
+                caller = next((s for s in reversed(scopes[path]) if s.start_line <= line <= s.end_line), None)
+                qualname = caller.qualname if caller is not None else ""
+                receiver = m.group(1).replace("!", "").replace("?", "")
+                alias = ""
+                if receiver.endswith("()"):  # `process.current_process().authkey`: what the call returns
+                    alias = receiver
+                elif receiver not in _SELF:
+                    if path not in receivers:
+                        receivers[path] = self._receiver_types(path)
+                    known = receivers[path]
+                    alias = known.get((qualname, receiver), "")
+                    if (
+                        not alias and receiver.split(".", 1)[0] in _SELF
+                    ):  # `self.x`: as the class's methods type it
+                        owner = qualname.rpartition(".")[0] + "."
+                        alias = next(
+                            (t for (c, r), t in known.items() if r == receiver and c.startswith(owner)), ""
+                        )
+                    if not alias and caller is not None:
+                        typed = re.search(
+                            rf"(?<![\w$]){re.escape(receiver)}\??\s*:\s*([A-Za-z_$][\w$.]*)", caller.signature
+                        )
+                        alias = typed.group(1) if typed else ""
+                    if not alias:
+                        continue
+                seen.add((path, line, column))
+                out.append(
+                    (
+                        path,
+                        Edge(
+                            kind=EdgeKind.REFERENCE,
+                            caller=qualname,
+                            line=line,
+                            column=column,
+                            name=symbol.name,
+                            # what a call returns is written `?.name` on the call as the receiver's type
+                            text=f"{'?' if receiver.endswith('()') else receiver}.{symbol.name}",
+                            alias=alias,
+                        ),
+                    )
+                )
+        return out
+
+    def _receiver_types(self, path: str) -> dict[tuple[str, str], str]:
+        """(caller, receiver as written) -> the receiver type the index recorded on that receiver's calls."""
+        out: dict[tuple[str, str], str] = {}
+        for _, e in self._reader.edges(paths=[path], kinds=[EdgeKind.CALL, EdgeKind.REFERENCE]):
+            if e.alias and "." in e.text:
+                out.setdefault((e.caller, e.text.rpartition(".")[0]), e.alias)
+        return out
 
     def _scope(self, path: str, d: Symbol) -> tuple[int, int]:
         """The lines of the innermost definition around ``d`` (the whole file when none is)."""

@@ -730,6 +730,32 @@ def overridden(method: Candidate, segment: Segment) -> frozenset[tuple[str, str]
     return result
 
 
+_ACCESSOR_SIGNATURE = re.compile(r"(?:[\w@]+\s+)*[gs]et\s+[\w$#\[]")  # `get size()`, `static set x(v)`
+_PROPERTY_DECORATORS = ("property", ".setter", ".getter", ".deleter")  # `@property`, `@cached_property`
+
+
+def is_accessor(symbol: Symbol) -> bool:
+    """Whether a method is read and written as an attribute, never called: Python's ``@property`` (its
+    setter, getter, deleter, ``cached_property``), a TypeScript or JavaScript ``get``/``set`` accessor."""
+    if symbol.kind is not SymbolKind.METHOD:
+        return False
+    if any(d.endswith(_PROPERTY_DECORATORS) for d in symbol.decorators):
+        return True
+    return _ACCESSOR_SIGNATURE.match(symbol.signature) is not None
+
+
+def accessor_uses(name: str) -> re.Pattern[str]:
+    """The uses of an accessor ``name`` in source text: ``recv.name`` that no ``(`` follows, with its
+    receiver (group 1: ``self``, ``this.x``, ``observable``, ``process.current_process()``; the value of a
+    call with arguments or of an item, ``f(x).name``, ``xs[0].name``, is not one); ``?.`` and ``!.`` as
+    TypeScript writes them."""
+    return re.compile(
+        r"(?<![\w$.)\]])([A-Za-z_$][\w$]*(?:[!?]?\.[A-Za-z_$][\w$]*)*(?:\(\))?)[!?]?\."
+        + re.escape(name)
+        + r"(?![\w$])(?!\s*\()"
+    )
+
+
 def family_in_callers(path: str) -> bool:
     """Whether a method's callers list its class family's calls (``relation``) after its own, by the
     convention of the language's reference servers: TypeScript's and Go's count a base's, an override's

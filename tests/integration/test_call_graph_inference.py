@@ -321,3 +321,33 @@ def test_an_answer_the_limit_cut_offers_the_same_question_with_room_for_the_rest
     whole = engine.callers(uri, limit=7).to_dict()
     assert whole["data"]["omitted"] == 0
     assert not any(a.startswith("ast callers") for a in whole["next_actions"])
+
+
+def uses(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [(h["line"], h["column"], h["symbol"], h["resolution"], h["use"]) for h in data["data"]["hits"]]
+
+
+def test_a_propertys_callers_are_its_reads_and_writes_on_receivers_of_its_class(
+    engine: trifecta.Engine,
+) -> None:
+    # shop/props.py: `self.balance`, a parameter annotated `Account`, a local the index types by its calls;
+    # `thing.balance` on an untyped parameter is no use of it (a common name would list every `.balance`)
+    assert uses(engine, "sym://python/type/shop/props/Account#balance") == [
+        (17, 14, "Account.deposit", "exact", "reference"),  # self.balance = ...
+        (17, 29, "Account.deposit", "exact", "reference"),  # ... self.balance + amount
+        (21, 23, "report", "exact", "reference"),  # f"{account.balance}"
+        (27, 16, "audit", "exact", "reference"),  # acc = Account(3); acc.deposit(1)
+    ]
+    impact = engine.impact("sym://python/type/shop/props/Account#balance").to_dict()["data"]
+    assert {s["symbol"] for f in impact["files"] for s in f["symbols"]} >= {"report", "audit"}
+
+
+def test_a_typescript_accessors_callers_are_its_reads_and_writes(engine: trifecta.Engine) -> None:
+    assert uses(engine, "sym://typescript/type/web/accessors/Gauge#level") == [
+        (10, 10, "Gauge.bump", "exact", "reference"),  # this.level = this.level + 1
+        (10, 23, "Gauge.bump", "exact", "reference"),
+        (15, 16, "read", "exact", "reference"),  # gauge: Gauge
+        (19, 6, "reset", "exact", "reference"),  # g?: Gauge, g!.level = 0
+    ]
