@@ -523,68 +523,69 @@ class CallGraph:
             if lines is not None:
                 places.append((c.path, c.start_line, "\n".join(lines[c.start_line - 1 : c.end_line])))
         scopes: dict[str, list[Symbol]] = {}
-        receivers: dict[str, dict[tuple[str, str], str]] = {}
-        out: list[tuple[str, Edge]] = []
+        # (path, line, column, caller, receiver, its type: "" until the index's edges are read for it)
+        found: list[tuple[str, int, int, str, str, str]] = []
         for path, first, text in places:
             for m in pattern.finditer(text):
                 line = first + text.count("\n", 0, m.start())
                 column = m.end() - len(symbol.name) - (text.rfind("\n", 0, m.start()) + 1)
                 if (path, line, column) in seen:
                     continue
+                seen.add((path, line, column))
                 if path not in scopes:
                     scopes[path] = sorted(
                         (s for s in self.symbols(path) if s.kind not in _NOT_CALLERS),
                         key=lambda s: (s.start_line, -s.end_line),
                     )
                 caller = next((s for s in reversed(scopes[path]) if s.start_line <= line <= s.end_line), None)
-                qualname = caller.qualname if caller is not None else ""
                 receiver = m.group(1).replace("!", "").replace("?", "")
-                alias = ""
-                if receiver.endswith("()"):  # `process.current_process().authkey`: what the call returns
-                    alias = receiver
-                elif receiver not in _SELF:
-                    if path not in receivers:
-                        receivers[path] = self._receiver_types(path)
-                    known = receivers[path]
-                    alias = known.get((qualname, receiver), "")
-                    if (
-                        not alias and receiver.split(".", 1)[0] in _SELF
-                    ):  # `self.x`: as the class's methods type it
-                        owner = qualname.rpartition(".")[0] + "."
-                        alias = next(
-                            (t for (c, r), t in known.items() if r == receiver and c.startswith(owner)), ""
-                        )
-                    if not alias and caller is not None:
-                        typed = re.search(
-                            rf"(?<![\w$]){re.escape(receiver)}\??\s*:\s*([A-Za-z_$][\w$.]*)", caller.signature
-                        )
-                        alias = typed.group(1) if typed else ""
-                    if not alias:
-                        continue
-                seen.add((path, line, column))
-                out.append(
-                    (
-                        path,
-                        Edge(
-                            kind=EdgeKind.REFERENCE,
-                            caller=qualname,
-                            line=line,
-                            column=column,
-                            name=symbol.name,
-                            # what a call returns is written `?.name` on the call as the receiver's type
-                            text=f"{'?' if receiver.endswith('()') else receiver}.{symbol.name}",
-                            alias=alias,
-                        ),
+                alias = receiver if receiver.endswith("()") else ""  # `current_process().authkey`: its return
+                if not alias and receiver not in _SELF and caller is not None:  # `gauge: Gauge`
+                    typed = re.search(
+                        rf"(?<![\w$]){re.escape(receiver)}\??\s*:\s*([A-Za-z_$][\w$.]*)", caller.signature
                     )
+                    alias = typed.group(1) if typed else ""
+                found.append((path, line, column, caller.qualname if caller else "", receiver, alias))
+        # the other receivers: as the index typed their calls (one look-up for every file that needs it)
+        receivers = self._receiver_types(sorted({f[0] for f in found if not f[5] and f[4] not in _SELF}))
+        out: list[tuple[str, Edge]] = []
+        for path, line, column, qualname, receiver, alias in found:
+            if not alias and receiver not in _SELF:
+                known = receivers.get(path, {})
+                alias = known.get((qualname, receiver), "")
+                if (
+                    not alias and receiver.split(".", 1)[0] in _SELF
+                ):  # `self.x`: as the class's methods type it
+                    owner = qualname.rpartition(".")[0] + "."
+                    alias = next(
+                        (t for (c, r), t in known.items() if r == receiver and c.startswith(owner)), ""
+                    )
+                if not alias:
+                    continue
+            out.append(
+                (
+                    path,
+                    Edge(
+                        kind=EdgeKind.REFERENCE,
+                        caller=qualname,
+                        line=line,
+                        column=column,
+                        name=symbol.name,
+                        # what a call returns is written `?.name` on the call as the receiver's type
+                        text=f"{'?' if receiver.endswith('()') else receiver}.{symbol.name}",
+                        alias=alias,
+                    ),
                 )
+            )
         return out
 
-    def _receiver_types(self, path: str) -> dict[tuple[str, str], str]:
-        """(caller, receiver as written) -> the receiver type the index recorded on that receiver's calls."""
-        out: dict[tuple[str, str], str] = {}
-        for _, e in self._reader.edges(paths=[path], kinds=[EdgeKind.CALL, EdgeKind.REFERENCE]):
-            if e.alias and "." in e.text:
-                out.setdefault((e.caller, e.text.rpartition(".")[0]), e.alias)
+    def _receiver_types(self, paths: Sequence[str]) -> dict[str, dict[tuple[str, str], str]]:
+        """Per file, (caller, receiver as written) -> the receiver type the index recorded on its calls."""
+        out: dict[str, dict[tuple[str, str], str]] = {}
+        for start in range(0, len(paths), 500):
+            for path, e in self._reader.edges(paths=paths[start : start + 500], kinds=[EdgeKind.CALL]):
+                if e.alias and "." in e.text:
+                    out.setdefault(path, {}).setdefault((e.caller, e.text.rpartition(".")[0]), e.alias)
         return out
 
     def _scope(self, path: str, d: Symbol) -> tuple[int, int]:
