@@ -863,15 +863,16 @@ _OBJECT_METHODS = frozenset(
 
 
 def _both_override_object(asked: Candidate, reached: Candidate, segment: Segment) -> bool:
-    """TypeScript and JavaScript: two classes' methods that override one of Object's (`toString() {}` in
-    any class), which a language server's references relate through Object's."""
+    """TypeScript and JavaScript: two classes' methods that override one of Object's (`toString() {}`),
+    which a language server's references relate through Object's when both classes have a base (extend or
+    implement anything: a class with none has no base type to look the method up in)."""
     name = asked.qualname.rsplit(".", 1)[-1]
     if name not in _OBJECT_METHODS or reached.qualname.rsplit(".", 1)[-1] != name:
         return False
     if not (asked.path.endswith(_ECMASCRIPT_SUFFIXES) and reached.path.endswith(_ECMASCRIPT_SUFFIXES)):
         return False
     owners = (owner_class(asked, segment), owner_class(reached, segment))
-    return all(o is not None and o.kind is SymbolKind.CLASS for o in owners)
+    return all(o is not None and o.kind is SymbolKind.CLASS and o.bases for o in owners)
 
 
 def _classes_named(
@@ -1385,7 +1386,7 @@ def _share_external_base(asked: Candidate, reached: Candidate, segment: Segment)
         return False
     if not (asked.path.endswith(_ECMASCRIPT_SUFFIXES) and reached.path.endswith(_ECMASCRIPT_SUFFIXES)):
         return False
-    mine = external_bases(asked, segment)
+    mine = external_bases(asked, segment) - {"Object"}  # every class's: Object's methods only (above)
     return bool(mine) and bool(mine & external_bases(reached, segment))
 
 

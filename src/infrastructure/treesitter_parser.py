@@ -293,6 +293,9 @@ _QUOTES = "\"'`"
 # every overloaded function); either drops the definition around it (a class's methods lose their class)
 _VARIANCE = re.compile(rb"\b(?:in|out)\s+(?!extends\b)(?=[A-Za-z_$])")
 _LINE = re.compile(rb"[^\n]*\n?")
+# an escaped backtick (an odd run of backslashes before it): a template literal type holding one ends there
+# for the grammar, and every template after it is misread (effect's type MissingSelfGeneric in Schema.ts)
+_ESCAPED_BACKTICK = re.compile(rb"(?<!\\)(?:\\\\)*\\`")
 _COMMENT_LINE = re.compile(rb"\s*(?://|/\*|\*)")
 _KEYWORD_END = re.compile(  # a line ending so goes on with the next (`A extends\n (B)`)
     rb"(?<![\w$.])(?:extends|keyof|typeof|infer|readonly|unique|return|throw|yield|await|new|in|of|as|is|"
@@ -307,6 +310,8 @@ def _repaired(data: bytes, root: ts.Node) -> bytes | None:
     `(` after a line ending a type, `>`, `)`, `]` or a name, comments between), or None when nothing
     changed."""
     patched = bytearray(data)
+    for m in _ESCAPED_BACKTICK.finditer(data):  # `\`` in a template literal type ends it for the grammar
+        patched[m.end() - 2 : m.end()] = b"  "
     stack = [root]
     while stack:
         node = stack.pop()

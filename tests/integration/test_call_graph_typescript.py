@@ -256,12 +256,14 @@ def test_overloads_and_sure_hits_before_the_calls_matched_by_name(engine: trifec
 
 
 def test_every_classs_own_object_method_is_related_through_object(engine: trifecta.Engine) -> None:
-    # `class Left { toString() }`, `class Right { toString() { ... this.toString() } }`: no shared base in
-    # the code, both override Object's toString
+    # `class Left extends Object { toString() }`, `class Right extends Object { toString() { ...
+    # this.toString() } }`: no shared base in the code, both override Object's toString; lib/effects.ts's
+    # `class Bare { toString() }` has no base at all: the server relates it to nothing (typescript 5)
     assert hits(engine, "sym://typescript/type/lib/flow/Left#toString") == [
         ("lib/flow.ts", 37, "exact", "this.toString", "sibling"),
         ("lib/flow.ts", 36, "exact", "Right.toString", "sibling"),
     ]
+    assert hits(engine, "sym://typescript/type/lib/effects/Bare#toString") == []
     assert hits(engine, "sym://typescript/type/lib/flow/Left#side") == [  # no Object method: no relation
         ("app/flows.ts", 5, "import", "chosen.side", None),
     ]
@@ -364,3 +366,30 @@ def test_object_literals_methods_sharing_a_qualified_name_are_siblings(engine: t
     assert ("lib/effects.ts", 118, "exact", "next", "sibling") in hits(
         engine, "sym://typescript/type/lib/effects/next"
     )
+
+
+def test_an_escaped_backtick_in_a_template_literal_type_leaves_the_rest_readable() -> None:
+    # effect's Schema.ts: `type MissingSelfGeneric = \`Missing \\`Self\\` generic ...\``: the grammar ends the
+    # type at the escaped backtick, and every template after it was misread (a `${format(value)}` became a
+    # method `format`, 2,000 lines parsed block by block); the repair blanks the escape, at the same offsets
+    from trifecta.infrastructure.treesitter_parser import parse_tree_sitter, spec_for
+
+    text = (
+        "type Missing = `Missing \\`Self\\` generic`\n"
+        "export const describe = (value: string) =>\n"
+        "  declare({ description: `HashSet<${format(value)}>` })\n"
+        "export function format(v: string): string {\n  return v\n}\n"
+    )
+    spec = spec_for("schema.ts")
+    assert spec is not None
+    parsed = parse_tree_sitter("schema.ts", text, spec)
+    assert parsed.error == ""
+    assert [(s.qualname, s.kind.value, s.start_line) for s in parsed.symbols] == [
+        ("Missing", "type", 1),
+        ("describe", "function", 2),
+        ("format", "function", 4),
+    ]
+    assert [(e.caller, e.line, e.text) for e in parsed.edges if e.kind.value == "call"] == [
+        ("describe", 3, "declare"),
+        ("describe", 3, "format"),
+    ]
