@@ -263,6 +263,35 @@ def _go_element(
     return "" if held.startswith(_GO_RANGE) else held
 
 
+_GO_NAMED = frozenset({"type_identifier", "qualified_type"})
+_GO_HOLDERS = {"slice_type": "element", "array_type": "element", "map_type": "value"}
+
+
+def _go_named(node: ts.Node, generic: bool) -> ts.Node | None:
+    """The named type a Go declaration's type gives its receivers' calls: `T` of `T`, `pkg.T`, `*T` (and of
+    `G[T]`, `*G[T]` where ``generic``); of a slice, array or map its element's (`[]T`, `[]*T`, `[n]T`,
+    `map[K]*T`: what `range` and an index give); of a result list `(T, error)` its first's. None for any
+    other type (`func()`, `[][]T`, `chan T`)."""
+    if node.type == "parameter_list":
+        first = node.named_children[0] if node.named_children else None
+        if first is None or first.type != "parameter_declaration":
+            return None
+        node = first.child_by_field_name("type")  # type: ignore[assignment]
+        if node is None:
+            return None
+    field = _GO_HOLDERS.get(node.type)
+    if field is not None:
+        node = node.child_by_field_name(field)  # type: ignore[assignment]
+        if node is not None and node.type == "pointer_type":
+            node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
+        return node if node is not None and node.type in _GO_NAMED else None
+    if node.type == "pointer_type":
+        node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
+    if generic and node is not None and node.type == "generic_type":
+        node = node.child_by_field_name("type")  # type: ignore[assignment]
+    return node if node is not None and node.type in _GO_NAMED else None
+
+
 def _go_method_sets(defs: list[_Def]) -> tuple[Edge, ...]:
     """Go: the methods each interface declares (its method set less its embedded interfaces', which are its
     bases): a RETURN edge of the interface, alias "methods", the names space-separated. A type implements an
@@ -391,6 +420,13 @@ def _edges(
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
             continue
+        if go and ("typed.go" in captures or "returns.go" in captures):
+            # Go's declared types: the named type each holds (`_go_named`), then read as the others' are
+            declared = "typed" if "typed.go" in captures else "returns"
+            named = _go_named(captures.pop(f"{declared}.go")[0], generic=declared == "typed")
+            if named is None:
+                continue
+            captures[f"{declared}.type"] = [named]
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
             position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
