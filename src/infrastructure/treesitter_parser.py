@@ -1216,7 +1216,8 @@ def _definition_node(captures: dict[str, list[ts.Node]]) -> ts.Node:
 
 
 def _text(node: ts.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    text = node.text if node is not None else None  # (a node's text is sliced anew at each read)
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def type_name(text: str) -> str:
