@@ -485,7 +485,12 @@ class CallGraph:
         found = self._in_scope(path, symbol, found)
         declared: list[tuple[Candidate, Relation]] = []
         if related:
-            methods = [c for c in self.candidates(symbol.name) if c.kind is SymbolKind.METHOD]
+            methods = [  # and TypeScript's interface properties (`readonly f: (a: A) => B`)
+                c
+                for c in self.candidates(symbol.name)
+                if c.kind is SymbolKind.METHOD
+                or (c.kind is SymbolKind.FIELD and c.path.endswith(_ECMASCRIPT))
+            ]
             self.load_contexts(c.path for c in methods)  # their classes' bases are read there: one look-up
             for c in methods:
                 key = (c.path, c.qualname)

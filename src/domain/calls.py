@@ -612,6 +612,21 @@ def _callables(
     return result
 
 
+def _fields(segment: Segment, name: str) -> dict[tuple[str, str], list[Candidate]]:
+    """TypeScript, JavaScript: the properties of interfaces with this name, by (path, qualified name): one
+    called is typed by a function type (effect's `interface MemoMap { readonly getOrElseMemoize: <A>(...) =>
+    Effect<A> }`, `memoMap.getOrElseMemoize(...)`), a member a class implementing the interface implements."""
+    key = ("fields", name)
+    if key not in segment.memo:
+        by_place: dict[tuple[str, str], list[Candidate]] = {}
+        for c in segment.lookup(name):
+            if c.kind is SymbolKind.FIELD and c.path.endswith(_ECMASCRIPT_SUFFIXES):
+                by_place.setdefault((c.path, c.qualname), []).append(c)
+        segment.memo[key] = by_place
+    found: dict[tuple[str, str], list[Candidate]] = segment.memo[key]
+    return found
+
+
 def _go_package(c: Candidate) -> str:
     """The key of a Go definition's package in ``_callables``' look-up by place: a type's methods may be
     declared in any file of its package (the folder)."""
@@ -632,6 +647,8 @@ def _member(
             hits = found.get((current.path, f"{current.qualname}.{name}"), [])
             if not hits and current.path.endswith(".go"):
                 hits = found.get((_go_package(current), f"{current.qualname}.{name}"), [])
+            if not hits and current.path.endswith(_ECMASCRIPT_SUFFIXES):
+                hits = _fields(segment, name).get((current.path, f"{current.qualname}.{name}"), [])
             if hits:
                 return hits
             if _assigned_in_body(current, name, segment):
@@ -721,9 +738,10 @@ def overridden(method: Candidate, segment: Segment) -> frozenset[tuple[str, str]
             if (current.path, current.qualname) in seen or depth > MAX_BASE_DEPTH:
                 continue
             seen.add((current.path, current.qualname))
-            found.update(
-                (h.path, h.qualname) for h in by_place.get((current.path, f"{current.qualname}.{name}"), ())
-            )
+            member = (current.path, f"{current.qualname}.{name}")
+            found.update((h.path, h.qualname) for h in by_place.get(member, ()))
+            if current.path.endswith(_ECMASCRIPT_SUFFIXES):  # an interface's property it implements
+                found.update((h.path, h.qualname) for h in _fields(segment, name).get(member, ()))
             todo.extend((b, depth + 1) for b in base_classes(current, segment))
     result = frozenset(found)
     segment.memo[key] = result
@@ -767,10 +785,11 @@ def family_in_callers(path: str) -> bool:
 def relation(asked: Candidate, reached: Candidate, segment: Segment) -> Relation | None:
     """How ``reached`` (what a call reaches) relates to ``asked`` through their classes' bases; None when
     it does not (or is ``asked`` itself)."""
-    if (asked.path, asked.qualname) == (
-        reached.path,
-        reached.qualname,
-    ) or reached.kind is not SymbolKind.METHOD:
+    if (asked.path, asked.qualname) == (reached.path, reached.qualname):
+        return None
+    if reached.kind is not SymbolKind.METHOD and not (
+        reached.kind is SymbolKind.FIELD and reached.path.endswith(_ECMASCRIPT_SUFFIXES)
+    ):
         return None
     if asked.path.endswith(".go") and reached.path.endswith(".go"):
         return _go_relation(asked, reached, segment)

@@ -393,3 +393,15 @@ def test_an_escaped_backtick_in_a_template_literal_type_leaves_the_rest_readable
         ("describe", 3, "declare"),
         ("describe", 3, "format"),
     ]
+
+
+def test_an_interface_property_typed_by_a_function_type_is_a_member_classes_implement(
+    engine: trifecta.Engine,
+) -> None:
+    # lib/effects.ts: `interface MemoMap { readonly getOrElse: (key: string) => number }` (effect's
+    # `readonly getOrElseMemoize: <RIn, E, ROut>(...) => ...`), `class MemoMapImpl implements MemoMap`,
+    # `memoMap.getOrElse("k")` on `memoMap: MemoMap`: the call and the property's declaration are the family's
+    assert hits(engine, "sym://typescript/type/lib/effects/MemoMapImpl#getOrElse") == [
+        ("lib/effects.ts", 140, "exact", "memoMap.getOrElse", "base"),
+        ("lib/effects.ts", 132, "exact", "MemoMap.getOrElse", "base"),
+    ]
