@@ -942,7 +942,7 @@ def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str
         return ""
     # sorted by the function around (`_local_types`): the innermost one around `at` is the last to start
     # before it and end after it (a Go name such as `c` or `err`, declared in most functions of a file)
-    i = bisect.bisect_right(declarations, at, key=lambda d: d[0])
+    i = bisect.bisect_right(declarations, (at, 1 << 63))  # (past any end: after every start <= at)
     while i and declarations[i - 1][1] <= at:
         i -= 1
     if not i:
