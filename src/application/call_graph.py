@@ -985,7 +985,9 @@ class CallersUseCase(_GraphUseCase):
                  "resolution": Resolution.EXACT.value, "callee": c.qualname, "use": "declaration",
                  "related": how, "reaches": c.qualname, "preview": ""}
                 for d in definitions
-                if not _STATIC.match(d.signature) and (c.path, d.def_line) != (path, symbol.def_line)
+                if not _STATIC.match(d.signature)
+                and (c.path, d.def_line) != (path, symbol.def_line)
+                and d.kind is c.kind  # not a function of the name a method shares (Iterable.ts's `next`s)
             ]  # fmt: skip
 
         # uri and preview are filled for the hits that may fit (a common name has thousands of calls): the

@@ -606,10 +606,13 @@ def _edges(
                     body = node.text or b""
                     declared = {d.decode() for d in _DECLARED.findall(body)}
                     if declared:  # `const f = () => ...` inside it declares the function itself
-                        declared -= {
+                        declared -= {  # (an object literal's method declares no variable: `let next =
+                            # iterator.next()` beside `{ next() {...} }` is still a variable)
                             d.name
                             for d in defs
-                            if node.start_byte < d.node.start_byte and d.node.end_byte <= node.end_byte
+                            if node.start_byte < d.node.start_byte
+                            and d.node.end_byte <= node.end_byte
+                            and d.node.type != "method_definition"
                         }
                     if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
                         declared |= {d.decode() for d in _GO_DECLARED.findall(body)}

@@ -344,6 +344,8 @@ def test_implementations_of_a_built_in_interface_are_siblings(engine: trifecta.E
         ("lib/effects.ts", 109, "exact", "next", "sibling"),
         ("lib/effects.ts", 118, "exact", "next", "sibling"),
         ("lib/flow.ts", 61, "exact", "next", "sibling"),
+        # lib/iter.ts: the object's `next() {...}`, not `let next = 0` read there, nor `function next()`
+        ("lib/iter.ts", 6, "exact", "next", "sibling"),
     ]
     assert ("lib/effects.ts", 80, "exact", "Countdown.next", "sibling") in hits(
         engine, "sym://typescript/type/lib/flow/next"
