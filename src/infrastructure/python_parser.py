@@ -298,6 +298,13 @@ _WANTED = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.For, ast.
                      ast.ExceptHandler, ast.Global})  # fmt: skip
 
 
+def _parameter_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    a = node.args
+    names = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    names.update(p.arg for p in (a.vararg, a.kwarg) if p is not None)
+    return names
+
+
 def _module_function(node: ast.Attribute, modules: frozenset[str], methods: frozenset[str]) -> bool:
     """Whether an attribute read names a function of a module the file imports: ``os.path.normcase``,
     ``functools.lru_cache`` (a lower-case last name, read from an imported module's name; ``mod.m`` of a
@@ -1006,6 +1013,20 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif source in untyped_params and source[0].endswith(".__init__") and source[1] not in _SELF_NAMES:
             # `self.buffer = buffer` in `__init__`: typed, when asked, by what the constructor calls pass
             types[key] = [parameter_text(*source)]
+
+    def module_variable(function: str, name: str) -> bool:
+        """Whether ``name`` read in ``function`` is the module's variable: the module binds it, and neither
+        the function (a local, a parameter) nor a function around it does (a class body is not read)."""
+        if ("", name) not in assigned:
+            return False
+        where = function
+        while where:
+            node = defs_of.get(where)
+            if (where, name) in assigned or (node is not None and name in _parameter_names(node)):
+                return False
+            where = where.rpartition(".")[0]
+        return True
+
     for function, names in returned_calls.items():  # `return cls(...)` of `cls = _PreciseSelector`
         aliased = [c for name in names for c in class_aliases.get((function, name), ())]
         if aliased:
@@ -1019,7 +1040,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     for function, names in returned_names.items():  # `return context`: the local's types
         known = returns.setdefault(function, [])
         for name in names:
-            known.extend(t for t in types.get((function, name), ()) if t not in known)
+            found = types.get((function, name), ())
+            if not found and module_variable(function, name):  # `return _current_process`: the module's
+                found = types.get(("", name), ())
+            known.extend(t for t in found if t not in known)
     for function, pairs in item_names.items():  # `return parser, target`: the locals' types
         for i, name in pairs:
             known = item_returns.setdefault(function, {}).setdefault(i, [])

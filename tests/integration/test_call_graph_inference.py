@@ -339,6 +339,7 @@ def test_a_propertys_callers_are_its_reads_and_writes_on_receivers_of_its_class(
         (17, 29, "Account.deposit", "exact", "reference"),  # ... self.balance + amount
         (21, 23, "report", "exact", "reference"),  # f"{account.balance}"
         (27, 16, "audit", "exact", "reference"),  # acc = Account(3); acc.deposit(1)
+        (43, 30, "total", "exact", "reference"),  # default_account().balance
     ]
     impact = engine.impact("sym://python/type/shop/props/Account#balance").to_dict()["data"]
     assert {s["symbol"] for f in impact["files"] for s in f["symbols"]} >= {"report", "audit"}
@@ -350,4 +351,12 @@ def test_a_typescript_accessors_callers_are_its_reads_and_writes(engine: trifect
         (10, 23, "Gauge.bump", "exact", "reference"),
         (15, 16, "read", "exact", "reference"),  # gauge: Gauge
         (19, 6, "reset", "exact", "reference"),  # g?: Gauge, g!.level = 0
+    ]
+
+
+def test_a_function_returning_a_module_variable_types_the_calls_on_its_value(engine: trifecta.Engine) -> None:
+    # `def default_account(): return _default` with `_default = Account(0)` at module level (a singleton)
+    assert callers(engine, "sym://python/type/shop/props/Account#deposit") == [
+        ("shop/props.py", 26, "audit", "exact", "call"),
+        ("shop/props.py", 42, "total", "exact", "call"),  # default_account().deposit(2)
     ]
