@@ -229,6 +229,30 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
 # does (`(?<!\w)\d*`) and nothing gives back (possessive): what the plain `([A-Za-z_]\w*)(?=...)` finds, without
 # retrying from every letter of every word (that findall was most of a Go file's edge time: cobra 66 -> 9 ms)
 _GO_DECLARED = re.compile(rb"(?<!\w)\d*+([A-Za-z_]\w*+)(?=(?:\s*+,\s*+[A-Za-z_]\w*+)*+\s*+:=)")
+# what the names before a `:=` are made of (`\w`, `\s` and `,` of a bytes pattern)
+_GO_LIST = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t\n\r\f\v,"
+
+
+def _go_declared(body: bytes) -> list[bytes]:
+    """What `_GO_DECLARED.findall(body)` finds, looked for only before each `:=` (the run of names, spaces
+    and commas before it): the expression starts with a look-behind, which a scan of the whole text tries
+    at every byte."""
+    out: list[bytes] = []
+    at = body.find(b":=")
+    while at >= 0:
+        window = 64
+        while True:  # where the run before `:=` starts (a longer window if it fills this one)
+            low = max(0, at - window)
+            start = low + len(body[low:at].rstrip(_GO_LIST))
+            if start > low or low == 0:
+                break
+            window *= 4
+        if start < at:
+            out += _GO_DECLARED.findall(body, start, at + 2)
+        at = body.find(b":=", at + 2)
+    return out
+
+
 _GO_NOT_VALUES = frozenset({b"nil", b"true", b"false", b"iota", b"_", b"err", b"ok"})
 _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
@@ -615,7 +639,7 @@ def _edges(
                             and d.node.type != "method_definition"
                         }
                     if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
-                        declared |= {d.decode() for d in _GO_DECLARED.findall(body)}
+                        declared |= {d.decode() for d in _go_declared(body)}
                     params[scope] = (*_params(by_qualname[scope]), *declared)
                 if name in params[scope]:
                     return True
@@ -729,7 +753,9 @@ def _call_edge(
     return captures["reference.call"][0], (EdgeKind.CALL, point.row + 1, point.column, name, text, "")
 
 
-_DECLARED = re.compile(rb"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")  # a variable a definition declares
+# a variable a definition declares (`\b(?:const|let|var)\s+...`, each word first: a pattern that starts with
+# a look-behind is tried at every byte of the text)
+_DECLARED = re.compile(rb"(?:const(?<!\wconst)|let(?<!\wlet)|var(?<!\wvar))\s+([A-Za-z_$][\w$]*)")
 
 
 def _values(
