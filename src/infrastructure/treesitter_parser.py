@@ -985,9 +985,6 @@ def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str
     return next((t for start, t in reversed(mine) if start <= at), mine[0][1])
 
 
-_SPACES = re.compile(r"\s+")
-
-
 @functools.lru_cache(maxsize=4096)
 def _plain(receiver: str) -> str:
     """A receiver as variables are recorded: `a?.b!` -> `a.b`, no whitespace (a file reads the same few
