@@ -52,6 +52,19 @@ TS_QUERY = "    return parser, ts.Query(language, source)\n"
 TS_QUERY_WITHOUT = (  # and `definitions_only` (below) copied in after `_compiled`
     "    source = definitions_only(language, source)  # bench/edges_cost.py: no edges\n" + TS_QUERY
 )
+# since dd20345 the query's source is read by `_query_source`, for `_compiled` and for `_pattern_kinds` (which
+# tells the patterns apart by their place in it): the switch goes there, so both read the same patterns
+TS_SOURCE = "def _query_source(spec: LanguageSpec) -> str:\n"
+TS_SOURCE_WITHOUT = """
+
+_all_patterns = _query_source
+
+
+def _query_source(spec: LanguageSpec) -> str:  # bench/edges_cost.py: no edges
+    module, function = spec.grammar.split(":")
+    language = ts.Language(getattr(importlib.import_module(module), function)())
+    return definitions_only(language, _all_patterns(spec))
+"""
 TS_EDGES = re.compile(r"    docs = .*?\n    parsed = attrs\.evolve\(parsed, edges=edges\)\n", re.S)
 CHILD = r"""
 import os, resource, shutil, sys, tempfile, threading, time
@@ -106,7 +119,10 @@ def packages(work: Path, rev: str | None) -> dict[str, str]:
         text = tree_sitter.read_text()
         if TS_QUERY not in text or len(TS_EDGES.findall(text)) != 1:
             raise SystemExit("tree-sitter's query or edges are not where this script looks for them")
-        text = text.replace(TS_QUERY, TS_QUERY_WITHOUT + "\n\n" + inspect.getsource(definitions_only))
+        if TS_SOURCE in text:
+            text += TS_SOURCE_WITHOUT + "\n\n" + inspect.getsource(definitions_only)
+        else:
+            text = text.replace(TS_QUERY, TS_QUERY_WITHOUT + "\n\n" + inspect.getsource(definitions_only))
         text = TS_EDGES.sub(lambda _: "    # bench/edges_cost.py: no edges\n", text)
         tree_sitter.write_text(text)
     return paths
@@ -157,7 +173,8 @@ def parts(tree: Path, reps: int) -> dict[str, float]:
         spec = tsp.spec_for(path.name)
         if spec is not None:
             ts_files.append((str(path.relative_to(tree)), path.read_text("utf-8", "replace"), spec))
-    ts_rows = [tsp.parse_tree_sitter(*f).edge_table() for f in ts_files]
+    ts_parsed = [tsp.parse_tree_sitter(*f) for f in ts_files]
+    ts_rows = [parsed.edge_table() for parsed in ts_parsed]
     ts_digest = hashlib.sha256(
         repr(
             sorted((name, *r) for (name, *_), file in zip(ts_files, ts_rows, strict=True) for r in file)
@@ -173,13 +190,26 @@ def parts(tree: Path, reps: int) -> dict[str, float]:
             parser,
             ts.Query(parser.language, definitions_only(parser.language, source)),
         )
-    switched = {
+    switched: dict[str, Callable[..., object]] = {
         "_compiled": without_query.__getitem__,
         "_edges": lambda *args, **kwargs: (),
         "_doc_links": lambda *args: [],
         "_go_method_sets": lambda defs: (),
     }
+    if hasattr(tsp, "_pattern_kinds"):  # (since dd20345) every pattern of that query is a definition's
+        count: dict[str, int] = {k: q.pattern_count for k, (_, q) in without_query.items()}  # type: ignore[misc]
+        switched["_pattern_kinds"] = lambda key: (frozenset(range(count[key])), frozenset(), frozenset())
     real = {name: getattr(tsp, name) for name in switched}
+    for name, function in switched.items():
+        setattr(tsp, name, function)
+    try:  # the switch must leave the symbols and chunks as they are
+        if [(p.symbols, p.chunks) for p in ts_parsed] != [
+            (p.symbols, p.chunks) for p in (tsp.parse_tree_sitter(*f) for f in ts_files)
+        ]:
+            raise SystemExit("tree-sitter's symbols or chunks differ without the edges: the switch is wrong")
+    finally:
+        for name, function in real.items():
+            setattr(tsp, name, function)
     work = Path(tempfile.mkdtemp(prefix="edges-parts-"))
     walk: list[float] = []
     walk_in_parse: list[float] = []
