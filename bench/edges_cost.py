@@ -136,7 +136,8 @@ def definitions_only(language: object, source: str) -> str:
     whole, data = ts.Query(language, source), source.encode("utf-8")  # type: ignore[arg-type]
     count: int = whole.pattern_count  # type: ignore[assignment]  # a property (the stub says a method)
     patterns = (data[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)] for i in range(count))
-    return b"\n".join(p for p in patterns if b"@definition." in p or b"@bases.of" in p).decode("utf-8")
+    kept = [p for p in patterns if re.search(rb"@definition\.|@bases\.of", re.sub(rb";[^\n]*", b"", p))]
+    return b"\n".join(kept).decode("utf-8")  # (a pattern's bytes run on to the next one's: comments left out)
 
 
 def parts(tree: Path, reps: int) -> dict[str, float]:

@@ -126,7 +126,10 @@ def _pattern_kinds(key: str) -> tuple[frozenset[int], frozenset[int], frozenset[
     spec = next(s for s in language_specs() if s.key == key)
     query, source = _compiled(key)[1], _query_source(spec).encode("utf-8")
     count: int = query.pattern_count  # type: ignore[assignment]  # a property (the stub says a method)
-    texts = [source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)] for i in range(count)]
+    texts = [  # (a pattern's bytes run on to the next one's: the comments between are left out)
+        _QUERY_COMMENT.sub(b"", source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)])
+        for i in range(count)
+    ]
     return (
         frozenset(i for i, t in enumerate(texts) if b"@definition." in t or b"@bases.of" in t),
         frozenset(i for i, t in enumerate(texts) if b"@reference." in t),
@@ -139,6 +142,7 @@ def _pattern_kinds(key: str) -> tuple[frozenset[int], frozenset[int], frozenset[
 
 
 _CAPTURE = re.compile(rb"@([\w.]+)")
+_QUERY_COMMENT = re.compile(rb";[^\n]*")  # (no query's string holds a `;`)
 _CALL_CAPTURES = frozenset({b"reference.call", b"call.name", b"call.receiver"})
 
 
