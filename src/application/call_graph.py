@@ -57,6 +57,7 @@ from ..domain.calls import (
     Resolution,
     Resolved,
     Segment,
+    accessor_receiver,
     accessor_uses,
     bound_imports,
     callee_parts,
@@ -70,7 +71,7 @@ from ..domain.calls import (
     resolve_edge,
     star_imports,
 )
-from ..domain.code import Symbol, SymbolKind
+from ..domain.code import ChunkKind, Symbol, SymbolKind
 from ..domain.contract import ErrorCode, Notice, Ref, Response, WarningCode
 from ..domain.rewrite_policy import is_test_file
 from ..domain.selector import Selector, SelectorKind, parse
@@ -102,8 +103,45 @@ _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)
 _ECMASCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _ACCESSOR_CHUNKS = 2000  # the chunks an accessor's name is looked for in (`.size`)
 _SELF = frozenset({"self", "this", "cls"})
+_RECEIVER_FILES = 24  # the files whose receiver types an accessor's question reads at most
 # definitions that are no caller: a read in a field's initializer is its class's
 _NOT_CALLERS = frozenset({SymbolKind.FIELD, SymbolKind.CONST, SymbolKind.TYPE, SymbolKind.MACRO})
+
+
+_RECEIVER_WINDOW = 160  # the characters before an accessor's use its receiver is read in
+
+
+_ASSIGNED = re.compile(r"\s*(?::\s*([A-Za-z_$][\w$.]*)[^=\n]*)?=(?!=)\s*(?:new\s+)?([A-Za-z_$][\w$.]*)?(\()?")
+
+
+def _assignments(receiver: str, text: str) -> list[tuple[int, str]]:
+    """Where ``text`` assigns ``receiver`` and the type each assignment gives it: an annotation
+    (``p: Path = make()``: Path), a call's value (``acc = Account(3)``, ``const m = new Map()``: what
+    ``Account()``/``Map()`` make), else "" (a value of no known type)."""
+    out = []
+    at = text.find(receiver)
+    while at >= 0:
+        end = at + len(receiver)
+        if not _in_name(text[at - 1 : at], dot=True) and not _in_name(text[end : end + 1]):
+            m = _ASSIGNED.match(text, end)
+            if m is not None:
+                annotation, callee, called = m.groups()
+                out.append((at, annotation or (f"{callee}()" if callee and called else "")))
+        at = text.find(receiver, end)
+    return out
+
+
+def _in_name(char: str, *, dot: bool = False) -> bool:
+    return bool(char) and (char.isalnum() or char in "_$" or (dot and char == "."))
+
+
+def _declared_type(receiver: str, signature: str, assignments: Sequence[tuple[int, str]], at: int) -> str:
+    """A receiver's type as its definition declares it: an annotation in the signature (``gauge: Gauge``,
+    ``g?: Gauge``), else what the last assignment before ``at`` gives it (``_assignments``)."""
+    typed = re.search(rf"(?<![\w$]){re.escape(receiver)}\??\s*:\s*([A-Za-z_$][\w$.]*)", signature)
+    if typed:
+        return typed.group(1)
+    return next((t for start, t in reversed(assignments) if start < at), "")
 
 
 class CallGraph:
@@ -511,13 +549,15 @@ class CallGraph:
         assert self._read is not None
         pattern = accessor_uses(symbol.name)
         seen = {(p, e.line, e.column) for p, e in calls}
-        # where the name is: a chunk's own text when it is the file's lines (a function's, a method's), else
-        # those lines read from the file (a class's chunk is its skeleton)
-        places: list[tuple[str, int, str]] = []
+        # where the name is: a function's or a method's chunk is its own lines, with its definition (the
+        # caller: a nested function's uses are its outer one's); else the lines read from the file, the
+        # caller the innermost definition around the use (a class's chunk is its skeleton)
+        places: list[tuple[str, int, str, str | None, str]] = []
         files: dict[str, list[str] | None] = {}
         for c in self._reader.substring_candidates([f".{symbol.name}"], limit=_ACCESSOR_CHUNKS):
+            own = c.symbol if c.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD) and c.symbol else None
             if c.body.count("\n") == c.end_line - c.start_line:
-                places.append((c.path, c.start_line, c.body))
+                places.append((c.path, c.start_line, c.body, own, c.signature))
                 continue
             if c.path not in files:
                 try:
@@ -526,33 +566,46 @@ class CallGraph:
                     files[c.path] = None
             lines = files[c.path]
             if lines is not None:
-                places.append((c.path, c.start_line, "\n".join(lines[c.start_line - 1 : c.end_line])))
+                text = "\n".join(lines[c.start_line - 1 : c.end_line])
+                places.append((c.path, c.start_line, text, own, c.signature))
         scopes: dict[str, list[Symbol]] = {}
         # (path, line, column, caller, receiver, its type: "" until the index's edges are read for it)
         found: list[tuple[str, int, int, str, str, str]] = []
-        for path, first, text in places:
+        for path, first, text, defined, signature in places:
+            line, at, line_start = first, 0, 0
+            assignments: dict[str, list[tuple[int, str]]] = {}  # a receiver's, in this text
             for m in pattern.finditer(text):
-                line = first + text.count("\n", 0, m.start())
-                column = m.end() - len(symbol.name) - (text.rfind("\n", 0, m.start()) + 1)
+                line += text.count("\n", at, m.start())
+                line_start = max(line_start, text.rfind("\n", at, m.start()) + 1)
+                at = m.start()
+                column = m.end() - len(symbol.name) - line_start
                 if (path, line, column) in seen:
                     continue
                 seen.add((path, line, column))
-                if path not in scopes:
-                    scopes[path] = sorted(
-                        (s for s in self.symbols(path) if s.kind not in _NOT_CALLERS),
-                        key=lambda s: (s.start_line, -s.end_line),
+                receiver = accessor_receiver(text[max(0, m.start() - _RECEIVER_WINDOW) : m.start()])
+                if receiver is None:
+                    continue
+                caller, declared = defined or "", signature
+                if defined is None:
+                    if path not in scopes:
+                        scopes[path] = sorted(
+                            (s for s in self.symbols(path) if s.kind not in _NOT_CALLERS),
+                            key=lambda s: (s.start_line, -s.end_line),
+                        )
+                    around = next(
+                        (s for s in reversed(scopes[path]) if s.start_line <= line <= s.end_line), None
                     )
-                caller = next((s for s in reversed(scopes[path]) if s.start_line <= line <= s.end_line), None)
-                receiver = m.group(1).replace("!", "").replace("?", "")
+                    caller, declared = (around.qualname, around.signature) if around else ("", "")
                 alias = receiver if receiver.endswith("()") else ""  # `current_process().authkey`: its return
-                if not alias and receiver not in _SELF and caller is not None:  # `gauge: Gauge`
-                    typed = re.search(
-                        rf"(?<![\w$]){re.escape(receiver)}\??\s*:\s*([A-Za-z_$][\w$.]*)", caller.signature
-                    )
-                    alias = typed.group(1) if typed else ""
-                found.append((path, line, column, caller.qualname if caller else "", receiver, alias))
-        # the other receivers: as the index typed their calls (one look-up for every file that needs it)
-        receivers = self._receiver_types(sorted({f[0] for f in found if not f[5] and f[4] not in _SELF}))
+                if not alias and receiver not in _SELF and "." not in receiver:
+                    if receiver not in assignments:
+                        assignments[receiver] = _assignments(receiver, text)
+                    alias = _declared_type(receiver, declared, assignments[receiver], m.start())
+                found.append((path, line, column, caller, receiver, alias))
+        # the other receivers: as the index typed their calls, read in one look-up for every file that needs
+        # it, unless that is too many files (a common name, `.name`: the receivers above are kept)
+        needed = sorted({f[0] for f in found if not f[5] and f[4] not in _SELF})
+        receivers = self._receiver_types(needed) if len(needed) <= _RECEIVER_FILES else {}
         out: list[tuple[str, Edge]] = []
         for path, line, column, qualname, receiver, alias in found:
             if not alias and receiver not in _SELF:

@@ -763,15 +763,23 @@ def is_accessor(symbol: Symbol) -> bool:
 
 
 def accessor_uses(name: str) -> re.Pattern[str]:
-    """The uses of an accessor ``name`` in source text: ``recv.name`` that no ``(`` follows, with its
-    receiver (group 1: ``self``, ``this.x``, ``observable``, ``process.current_process()``; the value of a
-    call with arguments or of an item, ``f(x).name``, ``xs[0].name``, is not one); ``?.`` and ``!.`` as
-    TypeScript writes them."""
-    return re.compile(
-        r"(?<![\w$.)\]])([A-Za-z_$][\w$]*(?:[!?]?\.[A-Za-z_$][\w$]*)*(?:\(\))?)[!?]?\."
-        + re.escape(name)
-        + r"(?![\w$])(?!\s*\()"
-    )
+    """The uses of an accessor ``name`` in source text: ``.name`` that no ``(`` follows (``?.`` and ``!.``
+    as TypeScript writes them); ``accessor_receiver`` reads the receiver before it."""
+    return re.compile(r"[!?]?\." + re.escape(name) + r"(?![\w$])(?!\s*\()")
+
+
+_RECEIVER_TAIL = re.compile(r"(?<![\w$.)\]])([A-Za-z_$][\w$]*(?:[!?]?\.[A-Za-z_$][\w$]*)*(?:\(\))?)$")
+
+
+def accessor_receiver(before: str) -> str | None:
+    """The receiver that ends ``before`` (the text up to an accessor's ``.name``): ``self``, ``this.x``,
+    ``observable``, ``process.current_process()`` (``!`` and ``?`` dropped); None for the value of a call
+    with arguments or of an item (``f(x).name``, ``xs[0].name``) or no name at all."""
+    found = _RECEIVER_TAIL.search(before[-_RECEIVER_WINDOW:])
+    return found.group(1).replace("!", "").replace("?", "") if found else None
+
+
+_RECEIVER_WINDOW = 160
 
 
 def family_in_callers(path: str) -> bool:
