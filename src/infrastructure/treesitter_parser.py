@@ -515,7 +515,8 @@ def _edges(
                 type_text = _type_text(captures["typed.type"][0])
                 if not type_text:
                     continue
-                if _in_union(captures["typed.type"][0]):  # `thing: AnyMap | AnyObject`: its first few types
+                if not go and _in_union(captures["typed.type"][0]):  # `thing: AnyMap | AnyObject`: its first
+                    # few types (Go has no union type)
                     members = [t for n in _union_nodes(captures["typed.type"][0]) if (t := _type_text(n))]
                     if not any(t.endswith("[]") for t in members):  # (an array's stays one: its elements)
                         type_text = "|".join(dict.fromkeys(members))
@@ -1094,11 +1095,13 @@ def _type_text(node: ts.Node) -> str:
     for an array of anything else (`string[]`, `Array<() => void>`)."""
     if node.type == "array_type":
         element = node.named_children[0] if node.named_children else None
-    elif node.parent is not None and node.parent.type == "generic_type" and node.text in _ARRAYS:
-        arguments = node.parent.child_by_field_name("type_arguments")
+    else:  # (its text first: a node's parent costs most to read, and few types are named Array or Set)
+        text = node.text
+        parent = node.parent if text in _ARRAYS else None
+        if parent is None or parent.type != "generic_type":
+            return text.decode("utf-8", "replace") if text is not None else ""
+        arguments = parent.child_by_field_name("type_arguments")
         element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-    else:
-        return _text(node)
     if element is not None and element.type == "generic_type":
         element = element.child_by_field_name("name")
     if element is None or element.type not in ("type_identifier", "nested_type_identifier"):
