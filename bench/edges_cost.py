@@ -35,7 +35,6 @@ can cost more (see ``sqlite_store.insert_edges``); check a change to the writes 
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import re
 import shutil
@@ -47,24 +46,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 SWITCH = "    edges = _edges(tree, symbols, len(lines))\n"
-# tree-sitter languages (Go, TypeScript, Rust, ...): the query's edge patterns and everything made of them
-TS_QUERY = "    return parser, ts.Query(language, source)\n"
-TS_QUERY_WITHOUT = (  # and `definitions_only` (below) copied in after `_compiled`
-    "    source = definitions_only(language, source)  # bench/edges_cost.py: no edges\n" + TS_QUERY
-)
-# since dd20345 the query's source is read by `_query_source`, for `_compiled` and for `_pattern_kinds` (which
-# tells the patterns apart by their place in it): the switch goes there, so both read the same patterns
-TS_SOURCE = "def _query_source(spec: LanguageSpec) -> str:\n"
-TS_SOURCE_WITHOUT = """
-
-_all_patterns = _query_source
-
-
-def _query_source(spec: LanguageSpec) -> str:  # bench/edges_cost.py: no edges
-    module, function = spec.grammar.split(":")
-    language = ts.Language(getattr(importlib.import_module(module), function)())
-    return definitions_only(language, _all_patterns(spec))
-"""
+# tree-sitter languages (Go, TypeScript, Rust, ...): the `without` package's languages.toml points each
+# language at one query file of its definitions' patterns only (written beforehand: the package compiles no
+# more than that), and everything made of the edges is not run
 TS_EDGES = re.compile(r"    docs = .*?\n    parsed = attrs\.evolve\(parsed, edges=edges\)\n", re.S)
 CHILD = r"""
 import os, resource, shutil, sys, tempfile, threading, time
@@ -117,20 +101,41 @@ def packages(work: Path, rev: str | None) -> dict[str, str]:
     tree_sitter = parser.with_name("treesitter_parser.py")
     if tree_sitter.exists():  # (a --base from before tree-sitter edges has none to switch off)
         text = tree_sitter.read_text()
-        if TS_QUERY not in text or len(TS_EDGES.findall(text)) != 1:
-            raise SystemExit("tree-sitter's query or edges are not where this script looks for them")
-        if TS_SOURCE in text:
-            text += TS_SOURCE_WITHOUT + "\n\n" + inspect.getsource(definitions_only)
-        else:
-            text = text.replace(TS_QUERY, TS_QUERY_WITHOUT + "\n\n" + inspect.getsource(definitions_only))
-        text = TS_EDGES.sub(lambda _: "    # bench/edges_cost.py: no edges\n", text)
-        tree_sitter.write_text(text)
+        if len(TS_EDGES.findall(text)) != 1:
+            raise SystemExit("tree-sitter's edges are not where this script looks for them")
+        tree_sitter.write_text(TS_EDGES.sub(lambda _: "    # bench/edges_cost.py: no edges\n", text))
+        definitions_queries(tree_sitter.parents[1] / "data")
     return paths
 
 
+def definitions_queries(data: Path) -> None:
+    """Each language of a package's `data/languages.toml` pointed at a query file of its own holding only
+    its definitions' patterns (`definitions_only`)."""
+    import importlib
+    import tomllib
+
+    import tree_sitter as ts
+
+    table = data / "languages.toml"
+    text = table.read_text("utf-8")
+    for key, row in tomllib.loads(text).items():
+        names = [row["query"]] if isinstance(row["query"], str) else row["query"]
+        source = "\n".join((data / "languages" / name).read_text("utf-8") for name in names)
+        module, function = row["grammar"].split(":")
+        language = ts.Language(getattr(importlib.import_module(module), function)())
+        (data / "languages" / f"{key}.definitions.scm").write_text(
+            definitions_only(language, source), "utf-8"
+        )
+        section = re.search(rf"(?ms)^\[{re.escape(key)}\]\n.*?(?=^\[|\Z)", text)
+        assert section is not None
+        row_text = re.sub(r"(?m)^query = .*$", f'query = "{key}.definitions.scm"', section.group(0), count=1)
+        text = text[: section.start()] + row_text + text[section.end() :]
+    table.write_text(text, "utf-8")
+
+
 def definitions_only(language: object, source: str) -> str:
-    """What the `without` package's tree-sitter query keeps (TS_QUERY_WITHOUT): the patterns that capture a
-    definition or a class's bases, in their order."""
+    """What the `without` package's tree-sitter query keeps: the patterns that capture a definition or a
+    class's bases, in their order."""
     import tree_sitter as ts
 
     whole, data = ts.Query(language, source), source.encode("utf-8")  # type: ignore[arg-type]
