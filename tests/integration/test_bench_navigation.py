@@ -55,10 +55,14 @@ def test_callers_latency_times_every_sampled_symbol_and_keeps_the_answers(tree: 
 
 def test_edges_cost_parts_measures_the_walk_and_the_writes(tree: Path) -> None:
     out = run("bench/edges_cost.py", "--tree", str(tree), "--parts", "2", "--runs", "0")
-    found = re.search(r"(\d+) files, (\d+) edges, edges_digest ([0-9a-f]{16}), 2 repetitions", out)
+    found = re.search(
+        r"(\d+) Python files, (\d+) edges, edges_digest ([0-9a-f]{16}); (\d+) tree-sitter files, (\d+) edges, "
+        r"tree-sitter edges_digest ([0-9a-f]{16}); 2 repetitions",
+        out,
+    )
     assert found is not None, out
     assert int(found.group(1)) == len(list(tree.rglob("*.py"))) and int(found.group(2)) > 10
-    for row in ("edge walk", "edge walk, as parse_python runs it", "edges' writes", "both"):
+    for row in ("edge walk", "edge walk, as parse_python runs it", "edges' writes", "all"):
         assert re.search(rf"\| {row} \| [\d.]+ \| [\d.]+ \|", out), out
     # the same tree, the same edges
     assert f"edges_digest {found.group(3)}" in run(
