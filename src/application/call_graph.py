@@ -108,9 +108,6 @@ _RECEIVER_FILES = 24  # the files whose receiver types an accessor's question re
 _NOT_CALLERS = frozenset({SymbolKind.FIELD, SymbolKind.CONST, SymbolKind.TYPE, SymbolKind.MACRO})
 
 
-_RECEIVER_WINDOW = 160  # the characters before an accessor's use its receiver is read in
-
-
 _ASSIGNED = re.compile(r"\s*(?::\s*([A-Za-z_$][\w$.]*)[^=\n]*)?=(?!=)\s*(?:new\s+)?([A-Za-z_$][\w$.]*)?(\()?")
 
 
@@ -582,7 +579,7 @@ class CallGraph:
                 if (path, line, column) in seen:
                     continue
                 seen.add((path, line, column))
-                receiver = accessor_receiver(text[max(0, m.start() - _RECEIVER_WINDOW) : m.start()])
+                receiver = accessor_receiver(text, m.start())
                 if receiver is None:
                     continue
                 caller, declared = defined or "", signature

@@ -771,15 +771,15 @@ def accessor_uses(name: str) -> re.Pattern[str]:
 _RECEIVER_TAIL = re.compile(r"(?<![\w$.)\]])([A-Za-z_$][\w$]*(?:[!?]?\.[A-Za-z_$][\w$]*)*(?:\(\))?)$")
 
 
-def accessor_receiver(before: str) -> str | None:
-    """The receiver that ends ``before`` (the text up to an accessor's ``.name``): ``self``, ``this.x``,
-    ``observable``, ``process.current_process()`` (``!`` and ``?`` dropped); None for the value of a call
-    with arguments or of an item (``f(x).name``, ``xs[0].name``) or no name at all."""
-    found = _RECEIVER_TAIL.search(before[-_RECEIVER_WINDOW:])
+def accessor_receiver(text: str, end: int) -> str | None:
+    """The receiver that ends at ``end`` in ``text`` (where an accessor's ``.name`` starts): ``self``,
+    ``this.x``, ``observable``, ``process.current_process()`` (``!`` and ``?`` dropped); None for the value
+    of a call with arguments or of an item (``f(x).name``, ``xs[0].name``) or no name at all."""
+    found = _RECEIVER_TAIL.search(text[max(0, end - _RECEIVER_WINDOW) : end])
     return found.group(1).replace("!", "").replace("?", "") if found else None
 
 
-_RECEIVER_WINDOW = 160
+_RECEIVER_WINDOW = 160  # the characters before a use its receiver is read in
 
 
 def family_in_callers(path: str) -> bool:

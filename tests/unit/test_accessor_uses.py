@@ -46,5 +46,5 @@ def test_an_accessor_is_a_property_or_a_get_set_method(
     ],
 )
 def test_the_receiver_of_each_use_is_read_before_it(line: str, receivers: list) -> None:
-    found = [accessor_receiver(line[: m.start()]) for m in accessor_uses("size").finditer(line)]
+    found = [accessor_receiver(line, m.start()) for m in accessor_uses("size").finditer(line)]
     assert found == receivers
