@@ -1363,13 +1363,18 @@ def _word_at(text: str, column: int | None) -> tuple[int, str] | None:
 
 
 def answer_graph_question(
-    reader: IndexReader, rules: Mapping[str, PathRules], question: GraphQuestion, limit: int = 50
+    reader: IndexReader,
+    rules: Mapping[str, PathRules],
+    question: GraphQuestion,
+    limit: int = 50,
+    read: Callable[[str], bytes] | None = None,
 ) -> list[tuple[str, str, int, str]]:
     """The hook for search (`domain.calls.graph_question` recognises the question): (path, calling symbol,
     line, resolution) of the call sites that reach the target, sure resolutions first; only tests' call
     sites for a tests question. A target in the segment (`Store.load`, `normalize`) is resolved by its
-    definitions; one outside it (`subprocess.run`) by what the calling files import."""
-    graph = CallGraph(reader, rules)
+    definitions; one outside it (`subprocess.run`) by what the calling files import. With ``read`` (the
+    segment's admitted files), an accessor's reads and writes count too, as ``ast callers`` lists them."""
+    graph = CallGraph(reader, rules, read)
     parts = question.target.split(".")
     found: list[tuple[str, str, int, str]] = []
     # `Store.load` by its qualified name, `shlex.quote` by its module's too (a function of shlex.py, whose
@@ -1390,12 +1395,15 @@ def answer_graph_question(
             for p, s in definitions
         )
     ):
+        seen: set[tuple[str, int, int]] = set()  # a property's getter and setter share their uses
         for path, symbol in definitions:
             # a call matched by its name alone says nothing of a module the question names (`x.dumps()` is
             # not json.dumps), where a class's method may be called on a receiver of no known type
             by_module = symbol.qualname.split(".")[-len(parts) :] != parts
             for call_path, edge, resolved in graph.callers(path, symbol):
-                if not by_module or resolved.resolution in SURE:
+                site = (call_path, edge.line, edge.column)
+                if site not in seen and (not by_module or resolved.resolution in SURE):
+                    seen.add(site)
                     found.append((call_path, edge.caller, edge.line, resolved.resolution.value))
     else:
         aliases = {e.alias for _, e in reader.edges(names=[parts[-1]], kinds=[EdgeKind.IMPORT]) if e.alias}

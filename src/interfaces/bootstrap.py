@@ -344,4 +344,4 @@ def _graph_answer(app: App, question: Any, limit: int) -> Any:
     """A search that asks who calls what, answered from the call graph (imported only then)."""
     from ..application.call_graph import answer_graph_question
 
-    return answer_graph_question(app.store, selector_rules(), question, limit)
+    return answer_graph_question(app.store, selector_rules(), question, limit, app.source.read_admitted)

@@ -345,6 +345,32 @@ def test_a_propertys_callers_are_its_reads_and_writes_on_receivers_of_its_class(
     assert {s["symbol"] for f in impact["files"] for s in f["symbols"]} >= {"report", "audit"}
 
 
+def test_search_asked_who_uses_a_property_answers_with_its_reads_and_writes(engine: trifecta.Engine) -> None:
+    # search's graph question reads the files as `ast callers` does: a property has no call edge to list
+    data = engine.search("who calls Account.balance", limit=10).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    sites = sorted(
+        (h["path"], h["line"], h["symbol"]) for h in data["data"]["hits"] if h["match_type"] == "call"
+    )
+    assert sites == [
+        ("shop/props.py", 17, "Account.deposit"),
+        ("shop/props.py", 21, "report"),
+        ("shop/props.py", 27, "audit"),
+        ("shop/props.py", 43, "total"),
+    ]
+    assert data["data"]["plan"]["graph"]["resolutions"] == {"exact": 5}  # the write `self.balance = ...` too
+    # a TypeScript getter's uses are in no edge of the index: only the files say where they are
+    data = engine.search("who calls Gauge.level", limit=10).to_dict()
+    sites = sorted(
+        (h["path"], h["line"], h["symbol"]) for h in data["data"]["hits"] if h["match_type"] == "call"
+    )
+    assert sites == [
+        ("web/accessors.ts", 10, "Gauge.bump"),
+        ("web/accessors.ts", 15, "read"),
+        ("web/accessors.ts", 19, "reset"),
+    ]
+
+
 def test_a_typescript_accessors_callers_are_its_reads_and_writes(engine: trifecta.Engine) -> None:
     assert uses(engine, "sym://typescript/type/web/accessors/Gauge#level") == [
         (10, 10, "Gauge.bump", "exact", "reference"),  # this.level = this.level + 1
