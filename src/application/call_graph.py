@@ -68,6 +68,7 @@ from ..domain.calls import (
     names_external,
     parameter_calls,
     relation,
+    resolve_accessor_use,
     resolve_edge,
     star_imports,
 )
@@ -452,8 +453,11 @@ class CallGraph:
             calls = [
                 (p, attrs.evolve(e, alias="")) if e.alias and e.alias != LOCAL else (p, e) for p, e in calls
             ]
+        uses: set[int] = set()  # the accessor uses' edges, by identity: resolved to properties too
         if self._read is not None and is_accessor(symbol):
-            calls = calls + self._accessor_uses(symbol, calls)
+            found_uses = self._accessor_uses(symbol, calls)
+            uses = {id(e) for _, e in found_uses}
+            calls = calls + found_uses
         calling = self._calling_contexts(calls)
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
             # hands a callback (`f((x) => x.m())`)
@@ -489,7 +493,9 @@ class CallGraph:
         )
         BASE = Relation.BASE
         for call_path, edge in calls:
-            resolved = resolve_edge(edge, calling[call_path], self.segment)
+            resolved = (resolve_accessor_use if id(edge) in uses else resolve_edge)(
+                edge, calling[call_path], self.segment
+            )
             known = reaches.get(id(resolved.targets))
             if known is None or known[0] is not resolved.targets:
                 known = reaches[id(resolved.targets)] = (

@@ -1486,6 +1486,22 @@ def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     return attrs.evolve(resolved, targets=targets)
 
 
+def resolve_accessor_use(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Resolved:
+    """An accessor's use (``observable.isBeingObserved``, a reference the question found by its text) as a
+    call resolves, ``exact`` or ``import`` only, to methods and, in TypeScript and JavaScript, to
+    properties too: the receiver's type may declare the name as a property (``interface IObservable {
+    isBeingObserved: boolean }``) that a class's getter implements, its family's member."""
+    resolved = resolve_call(edge, ctx, segment)
+    targets = tuple(
+        t
+        for t in resolved.targets
+        if t.kind in _FUNCTIONS or (t.kind is SymbolKind.FIELD and t.path.endswith(_ECMASCRIPT_SUFFIXES))
+    )
+    if resolved.resolution not in _SURE or not targets:
+        return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
+    return attrs.evolve(resolved, targets=targets)
+
+
 def _typed_receiver_hits(
     edge: Edge, ctx: FileContext, segment: Segment, by_place: Mapping[tuple[str, str], list[Candidate]]
 ) -> list[Candidate]:

@@ -1,0 +1,51 @@
+"""TypeScript class families through properties: an interface's property a class's getter implements, the
+built-in types a class implements, over tests/fixtures/callgraph_ts_fields indexed into a real SQLite file
+through the facade."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trifecta
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "callgraph_ts_fields"
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[trifecta.Engine]:
+    repo = tmp_path_factory.mktemp("ts_fields") / "repo"
+    shutil.copytree(FIXTURE, repo)
+    with trifecta.open(repo) as e:
+        e.index()
+        yield e
+
+
+def hits(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [
+        (h["path"], h["line"], h["symbol"], h["use"], h.get("related", ""), h.get("reaches", ""))
+        for h in data["data"]["hits"]
+    ]
+
+
+def test_a_getters_uses_through_the_interface_property_it_implements(engine: trifecta.Engine) -> None:
+    # `observable: IObservable` declares `isBeingObserved: boolean`, which Atom's getter implements: its
+    # reads and writes are the getter's family's, as the server's references count them
+    assert hits(engine, "sym://typescript/type/core/atom/Atom#isBeingObserved") == [
+        ("core/observable.ts", 11, "reportObserved", "reference", "base", "IObservable.isBeingObserved"),
+        ("core/observable.ts", 12, "reportObserved", "reference", "base", "IObservable.isBeingObserved"),
+        ("core/observable.ts", 14, "reportObserved", "reference", "base", "IObservable.isBeingObserved"),
+        ("core/observable.ts", 6, "IObservable.isBeingObserved", "declaration", "base",
+         "IObservable.isBeingObserved"),
+    ]  # fmt: skip
+    # a getter of that name in a class that implements nothing is not the family's (nor `thing: any`)
+    assert hits(engine, "sym://typescript/type/core/atom/Other#isBeingObserved") == [
+        ("core/atom.ts", 21, "other", "reference", "", ""),
+    ]
