@@ -49,7 +49,7 @@ SWITCH = "    edges = _edges(tree, symbols, len(lines))\n"
 # tree-sitter languages (Go, TypeScript, Rust, ...): the `without` package's languages.toml points each
 # language at one query file of its definitions' patterns only (written beforehand: the package compiles no
 # more than that), and everything made of the edges is not run
-TS_EDGES = re.compile(r"    docs = .*?\n    parsed = attrs\.evolve\(parsed, edges=edges\)\n", re.S)
+TS_EDGES = re.compile(r"    docs = .*?\n    parsed = attrs\.evolve\(parsed, edge(?:s|_rows)=edges\)\n", re.S)
 CHILD = r"""
 import os, resource, shutil, sys, tempfile, threading, time
 import trifecta

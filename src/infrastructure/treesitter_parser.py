@@ -35,7 +35,7 @@ from importlib import resources
 import attrs
 import tree_sitter as ts
 
-from ..domain.calls import Edge, EdgeKind
+from ..domain.calls import EdgeKind, EdgeRow
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 from .python_parser import _lines_outside, chunk_id, module_chunks
 
@@ -222,9 +222,9 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
     edges = _edges([m for m in matches if m[0] in references], defs, docs, go=spec.name == "go", calls=calls)
     if spec.name == "go":  # a built-in type has no members to reach: its RETURN edges would only cost
-        edges = tuple(e for e in edges if e.kind is not EdgeKind.RETURN or e.text not in _GO_BUILTIN_TYPES)
+        edges = tuple(e for e in edges if e[0] != "return" or e[5] not in _GO_BUILTIN_TYPES)
         edges += _go_method_sets(defs)
-    parsed = attrs.evolve(parsed, edges=edges)
+    parsed = attrs.evolve(parsed, edge_rows=edges)
     return attrs.evolve(parsed, error=error) if error else parsed
 
 
@@ -320,7 +320,7 @@ def _go_named(node: ts.Node, generic: bool) -> ts.Node | None:
     return node if node is not None and node.type in _GO_NAMED else None
 
 
-def _go_method_sets(defs: list[_Def]) -> tuple[Edge, ...]:
+def _go_method_sets(defs: list[_Def]) -> tuple[EdgeRow, ...]:
     """Go: the methods each interface declares (its method set less its embedded interfaces', which are its
     bases): a RETURN edge of the interface, alias "methods", the names space-separated. A type implements an
     interface whose methods it has (domain.calls.go_implements), which no declaration says."""
@@ -336,10 +336,7 @@ def _go_method_sets(defs: list[_Def]) -> tuple[Edge, ...]:
                     and m.node.end_byte <= d.node.end_byte
                 }
             )
-            out.append(
-                Edge(kind=EdgeKind.RETURN, caller=d.qualname, line=0, column=0, name=d.name,
-                     text=" ".join(names), alias="methods")
-            )  # fmt: skip
+            out.append(("return", d.qualname, 0, 0, d.name, " ".join(names), "methods"))
     return tuple(out)
 
 
@@ -420,13 +417,13 @@ def _edges(
     docs: Iterable[tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = (),
     go: bool = False,
     calls: frozenset[int] = frozenset(),
-) -> tuple[Edge, ...]:
+) -> tuple[EdgeRow, ...]:
     """Call sites (`@reference.call`), imports (`@reference.import`) and names doc comments link to
     (``docs``: ``_doc_links``), each with its innermost enclosing definition. A
     call's text is its receiver and name as written (`this.load`, `fmt.Println`); an import binds its
     alias, else its name, else the last part of its module (Go's `"x/y/util"` binds `util`); a doc link's
     text is the name as written, `#` and `::` read as `.` (`Subject#next`, `Type::method`)."""
-    # (kind, line, column, name, text, alias) of each edge: made an Edge once its caller is known
+    # (kind, line, column, name, text, alias) of each edge: made a row once its caller is known
     found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]] = {}
     typed: dict[int, tuple[str, str]] = {}  # start byte -> (variable or `this.<field>`, its type as written)
     in_method: set[int] = set()  # `this.<field> = ...` in a method: typed for its class
@@ -625,124 +622,122 @@ def _edges(
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
 
-    def taken(name: str, scopes: list[str]) -> bool:
-        """Whether a definition around takes a parameter of that name or declares a variable of it (`const
-        cron = ...` in a callback of the function `cron`'s module): it is no function read as a value."""
-        for scope in scopes:
-            if scope in by_qualname:
-                if scope not in params:
-                    node = by_qualname[scope].node
-                    body = node.text or b""
-                    declared = {d.decode() for d in _DECLARED.findall(body)}
-                    if declared:  # `const f = () => ...` inside it declares the function itself
-                        declared -= {  # (an object literal's method declares no variable: `let next =
-                            # iterator.next()` beside `{ next() {...} }` is still a variable)
-                            d.name
-                            for d in defs
-                            if node.start_byte < d.node.start_byte
-                            and d.node.end_byte <= node.end_byte
-                            and d.node.type != "method_definition"
-                        }
-                    if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
-                        declared |= {d.decode() for d in _go_declared(body)}
-                    params[scope] = (*_params(by_qualname[scope]), *declared)
-                if name in params[scope]:
-                    return True
-        return False
+    takes: dict[str, frozenset[str]] = {}  # a caller -> the names `taken` finds around it
 
-    out: list[Edge] = []
+    def taken(name: str, caller: str) -> bool:
+        """Whether a definition around the caller takes a parameter of that name or declares a variable of it
+        (`const cron = ...` in a callback of the function `cron`'s module): it is no function read as a
+        value. The names are gathered once per caller (a file tries most of its names read as values)."""
+        names = takes.get(caller)
+        if names is None:
+            names = takes[caller] = frozenset(n for scope in chain(caller) for n in taken_in(scope))
+        return name in names
+
+    def taken_in(scope: str) -> tuple[str, ...]:
+        """The parameters and variables a definition takes (none for a scope that is no definition)."""
+        if scope not in by_qualname:
+            return ()
+        if scope not in params:
+            node = by_qualname[scope].node
+            body = node.text or b""
+            declared = {d.decode() for d in _DECLARED.findall(body)}
+            if declared:  # `const f = () => ...` inside it declares the function itself
+                declared -= {  # (an object literal's method declares no variable: `let next =
+                    # iterator.next()` beside `{ next() {...} }` is still a variable)
+                    d.name
+                    for d in defs
+                    if node.start_byte < d.node.start_byte
+                    and d.node.end_byte <= node.end_byte
+                    and d.node.type != "method_definition"
+                }
+            if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
+                declared |= {d.decode() for d in _go_declared(body)}
+            params[scope] = (*_params(by_qualname[scope]), *declared)
+        return params[scope]
+
+    out: list[EdgeRow] = []  # the rows as stored (no Edge objects: a worker sends rows, ParsedFile.edge_rows)
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is EdgeKind.REFERENCE and text == name and taken(name, chain(caller)):
+        if kind is EdgeKind.REFERENCE and text == name and taken(name, caller):
             continue  # a parameter that takes the name
         if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
             if (receiver, caller) in resolved:  # the same receiver read again in its caller
                 alias = resolved[receiver, caller]
-                out.append(
-                    Edge(
-                        kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias
-                    )
-                )
+                out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
                 continue
             local_found = local_types.found
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
-            if (part := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
-                holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
-                    _receiver_type(types, around, part.group(1)) if types else ""
-                )
-                made = _field_of(holder, part.group(2))
-            made = _element_of(made, receiver, local_types, types, around, start) or made
-            if go and (made.startswith(_GO_RANGE) or (not made and receiver.endswith("]"))):
-                made = _go_element(
-                    made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
-                )
-            if not made and (field := _FIELD_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
-                # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
-                held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
-                    _receiver_type(types, around, field.group(1)) if types else ""
-                )
-                made = _field_of(held, field.group(2))
-            if not made and receiver == "this" and not _in_class(caller, classes):
-                # `this` in a function nested in a method (an arrow function: `this` is the method's)
-                made = next((c for c in around[1:] if c in classes and "." not in c), "")
-            alias = _concrete(types, around, made) if made else ""
+            if (
+                made
+                and "()" not in made
+                and made[0] not in "{="
+                and "[" not in receiver
+                and receiver[-1] != ")"
+            ):
+                alias = made  # a type as declared, of a plain receiver: what each step below leaves it
+            else:
+                if (part := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
+                    holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
+                        _receiver_type(types, around, part.group(1)) if types else ""
+                    )
+                    made = _field_of(holder, part.group(2))
+                made = _element_of(made, receiver, local_types, types, around, start) or made
+                if go and (made.startswith(_GO_RANGE) or (not made and receiver.endswith("]"))):
+                    made = _go_element(
+                        made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
+                    )
+                if not made and (field := _FIELD_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
+                    # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
+                    held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
+                        _receiver_type(types, around, field.group(1)) if types else ""
+                    )
+                    made = _field_of(held, field.group(2))
+                if not made and receiver == "this" and not _in_class(caller, classes):
+                    # `this` in a function nested in a method (an arrow function: `this` is the method's)
+                    made = next((c for c in around[1:] if c in classes and "." not in c), "")
+                alias = _concrete(types, around, made) if made else ""
             if local_types.found == local_found:  # no local declaration took part: the same anywhere
                 resolved[receiver, caller] = alias
-        out.append(
-            Edge(kind=kind, caller=caller, line=line, column=column, name=name, text=text, alias=alias)
-        )
+        out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
     at = len(ordered) + len(typed)
     for start, function in zip(sorted(returns), scopes[at : at + len(returns)], strict=True):
         short = function.rsplit(".", 1)[-1]
         # the annotated function itself: `_enclosing` counts a definition as around its start (an arrow
         # function's, the variable holding it)
         if function and returns_of.get(start, short) == short:
-            out.append(
-                Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=returns[start])
-            )
+            out.append(("return", function, 0, 0, short, returns[start], ""))
     for start, function in zip(sorted(callbacks), scopes[at + len(returns) :], strict=True):
         if function:  # a RETURN edge whose alias is where: what the function hands its callback argument
             short = function.rsplit(".", 1)[-1]
-            out.extend(
-                Edge(kind=EdgeKind.RETURN, caller=function, line=0, column=0, name=short, text=t, alias=where)
-                for where, t in callbacks[start]
-            )
+            out.extend(("return", function, 0, 0, short, t, where) for where, t in callbacks[start])
     # what a module-level variable holds, for the files that import it (`export const onlineManager = new
     # OnlineManager()`, `onlineManager.setOnline()` elsewhere): RETURN edges of the variable, alias "var"
     out.extend(
-        Edge(kind=EdgeKind.RETURN, caller=variable, line=0, column=0, name=variable, text=one, alias="var")
+        ("return", variable, 0, 0, variable, one, "var")
         for start, (variable, t) in typed.items()
         if types.get(("", variable)) == t and _module_level(declared_at[start]) and not t.startswith("{")
         for one in t.split("|")  # a union's types (`A | B`), one edge each
     )
     # a module's type aliases (`type AnyMap = Map<any, any>`), as Python's `Base = _Base`: alias "alias"
-    out.extend(
-        Edge(kind=EdgeKind.RETURN, caller=name, line=0, column=0, name=name, text=t, alias="alias")
-        for name, t in type_aliases
-    )
+    out.extend(("return", name, 0, 0, name, t, "alias") for name, t in type_aliases)
     # what a class's fields hold, for the methods of the classes that inherit them (`this.source.subscribe()`
     # where `source` is declared in a base class): RETURN edges of `Class.field`, alias "field"
     out.extend(
-        Edge(
-            kind=EdgeKind.RETURN,
-            caller=f"{scope}.{field}",
-            line=0,
-            column=0,
-            name=field,
-            text=one,
-            alias="field",
-        )
+        ("return", f"{scope}.{field}", 0, 0, field, one, "field")
         for (scope, variable), t in types.items()
         if scope in classes and variable.startswith("this.") and "()#" not in t
         for field in (variable.removeprefix("this."),)
         for one in t.split("|")  # a union's types (`A | B`), one edge each
     )
     return tuple(out)
+
+
+_ROW_KIND = {kind: kind.value for kind in EdgeKind}  # an edge's kind as its row has it
 
 
 def _call_edge(

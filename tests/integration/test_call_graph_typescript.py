@@ -391,7 +391,7 @@ def test_an_escaped_backtick_in_a_template_literal_type_leaves_the_rest_readable
         ("describe", "function", 2),
         ("format", "function", 4),
     ]
-    assert [(e.caller, e.line, e.text) for e in parsed.edges if e.kind.value == "call"] == [
+    assert [(e.caller, e.line, e.text) for e in parsed.edge_list() if e.kind.value == "call"] == [
         ("describe", 3, "declare"),
         ("describe", 3, "format"),
     ]

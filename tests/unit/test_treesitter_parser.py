@@ -230,7 +230,7 @@ def test_java_annotations_start_the_range_and_bases_are_read() -> None:
 def test_doc_comment_links_are_doc_edges_at_the_linked_name(
     path: str, source: str, expected: list[tuple[str, int, int, str, str]]
 ) -> None:
-    edges = parse_source(path, source).edges
+    edges = parse_source(path, source).edge_list()
     assert [(e.caller, e.line, e.column, e.name, e.text) for e in edges if e.kind.value == "doc"] == expected
 
 
