@@ -1400,6 +1400,10 @@ _BUILT_IN_SUPERS = {
     "IterableIterator": ("Iterator",),
     "IteratorObject": ("Iterator",),
     "Generator": ("Iterator",),
+    "MapIterator": ("Iterator",),  # (typescript 5.6's iterators of the built-in collections)
+    "SetIterator": ("Iterator",),
+    "ArrayIterator": ("Iterator",),
+    "StringIterator": ("Iterator",),
     "AsyncIterableIterator": ("AsyncIterator",),
     "AsyncGenerator": ("AsyncIterator",),
 }

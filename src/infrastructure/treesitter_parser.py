@@ -1367,6 +1367,38 @@ def _protocol_types(method: ts.Node) -> list[str]:
     return [protocol] if protocol else []
 
 
+def _parameter_annotation(arguments: ts.Node, argument: ts.Node) -> ts.Node | None:
+    """The annotation of the parameter an argument is passed as, when the call names a function the file
+    declares at its top level (`makeIterableForSet({ next() {...} })` with `function makeIterableForSet<T>(
+    iterator: Iterator<T>)`: the literal is an Iterator); None for any other call."""
+    call = arguments.parent
+    callee = call.child_by_field_name("function") if call is not None else None
+    if call is None or callee is None or callee.type != "identifier":
+        return None
+    position = next((i for i, a in enumerate(arguments.named_children) if a == argument), -1)
+    root = call
+    while (up := root.parent) is not None:
+        root = up
+    name = callee.text
+    for statement in root.named_children:
+        function = statement
+        if function.type == "export_statement":
+            function = function.child_by_field_name("declaration") or function
+        if function.type != "function_declaration":
+            continue
+        named = function.child_by_field_name("name")
+        if named is None or named.text != name:
+            continue
+        parameters = function.child_by_field_name("parameters")
+        taken = [
+            p for p in (parameters.named_children if parameters is not None else []) if p.type != "comment"
+        ]
+        if not 0 <= position < len(taken):
+            return None
+        return taken[position].child_by_field_name("type")
+    return None
+
+
 def _literal_type(method: ts.Node) -> ts.Node | None:
     """The type that types the object literal a method is in: a variable's annotation (`const x: I = {...}`,
     `= {...} as const`), `{...} satisfies I`, `{...} as I`, the annotated return of the function that
@@ -1384,6 +1416,8 @@ def _literal_type(method: ts.Node) -> ts.Node | None:
         holder = holder.parent  # `{...} as const`
     if holder.type == "variable_declarator":
         annotation = holder.child_by_field_name("type")
+    elif holder.type == "arguments" and literal is not None:
+        annotation = _parameter_annotation(holder, literal)
     elif holder.type in ("return_statement", "parenthesized_expression"):
         function = holder.parent
         while (

@@ -49,3 +49,11 @@ def test_a_getters_uses_through_the_interface_property_it_implements(engine: tri
     assert hits(engine, "sym://typescript/type/core/atom/Other#isBeingObserved") == [
         ("core/atom.ts", 21, "other", "reference", "", ""),
     ]
+
+
+def test_an_object_literal_passed_as_a_typed_parameter_implements_its_type(engine: trifecta.Engine) -> None:
+    # `makeIterableForSet({ next() {...} })`, the function's parameter `iterator: Iterator<T>`: the literal
+    # is an Iterator, so its `next` and the one a function returning `Iterator<string>` returns are siblings
+    assert hits(engine, "sym://typescript/type/types/iterable/next") == [
+        ("types/iterable.ts", 22, "next", "declaration", "sibling", "next"),
+    ]  # (not the `next` of the literal passed to `f: (x: object) => void`, a parameter of no declared type)
