@@ -104,6 +104,8 @@ _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)
 _ECMASCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _ACCESSOR_CHUNKS = 2000  # the chunks an accessor's name is looked for in (`.size`)
 _SELF = frozenset({"self", "this", "cls"})
+# a variable's field as a receiver (`observable.observers_`)
+_FIELD_RECEIVER = re.compile(r"(?!(?:self|this|cls)\.)([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)")
 _RECEIVER_FILES = 24  # the files whose receiver types an accessor's question reads at most
 # definitions that are no caller: a read in a field's initializer is its class's
 _NOT_CALLERS = frozenset({SymbolKind.FIELD, SymbolKind.CONST, SymbolKind.TYPE, SymbolKind.MACRO})
@@ -505,7 +507,7 @@ class CallGraph:
             if (
                 outside
                 and resolved.resolution not in SURE
-                and edge.kind is EdgeKind.CALL
+                and (edge.kind is EdgeKind.CALL or id(edge) in uses)  # (an accessor's use: `set.size`)
                 and edge.alias
                 and names_external(edge.alias, outside, edge, calling[call_path], self.segment)
             ):  # the built-in base's method, in place of the methods of that name
@@ -604,6 +606,15 @@ class CallGraph:
                     if receiver not in assignments:
                         assignments[receiver] = _assignments(receiver, text)
                     alias = _declared_type(receiver, declared, assignments[receiver], m.start())
+                elif (
+                    not alias and path.endswith(_ECMASCRIPT) and (held := _FIELD_RECEIVER.fullmatch(receiver))
+                ):
+                    # `observable.observers_.size`, `observable: IObservable`: the field's type there
+                    owner, field = held.groups()
+                    if owner not in assignments:
+                        assignments[owner] = _assignments(owner, text)
+                    typed = _declared_type(owner, declared, assignments[owner], m.start())
+                    alias = "|".join(f"{t}:{field}" for t in typed.split("|")) if typed else ""
                 found.append((path, line, column, caller, receiver, alias))
         # the other receivers: as the index typed their calls, read in one look-up for every file that needs
         # it, unless that is too many files (a common name, `.name`: the receivers above are kept)
@@ -621,6 +632,9 @@ class CallGraph:
                     alias = next(
                         (t for (c, r), t in known.items() if r == receiver and c.startswith(owner)), ""
                     )
+                    if not alias and path.endswith(_ECMASCRIPT) and receiver.count(".") == 1 and owner != ".":
+                        # `this.data_.size`: the type the class declares the field with (`Class:data_`)
+                        alias = f"{owner[:-1]}:{receiver.partition('.')[2]}"
                 if not alias:
                     continue
             out.append(

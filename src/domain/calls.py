@@ -1146,9 +1146,10 @@ def _callback_classes(text: str, caller: str, ctx: FileContext, segment: Segment
     return out
 
 
-def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candidate]:
+def _field_classes(cls: Candidate, field: str, segment: Segment, *, element: bool = False) -> list[Candidate]:
     """The classes a field holds, as the first of ``cls`` and its bases (depth first) that types it says
-    (its RETURN edge of ``Class.field``, alias "field": a declared type, ``new C()``, a call's value)."""
+    (its RETURN edge of ``Class.field``, alias "field": a declared type, ``new C()``, a call's value);
+    ``element``: the classes of the elements of the array (or set) it holds (TypeScript's ``Query[]``)."""
     if segment.returns is None or segment.context_of is None:
         return []
     typed = segment.returns(field)
@@ -1159,6 +1160,8 @@ def _field_classes(cls: Candidate, field: str, segment: Segment) -> list[Candida
             texts = [t for t in typed[key] if not t.startswith("#")]  # `@property def buffer`: its return
         where = segment.context_of(current.path)
         if texts and where is not None:
+            if element:
+                texts = [t[:-2] for t in texts if t.endswith("[]") and not t.endswith(")[]")]
             return list(
                 dict.fromkeys(
                     c
@@ -1190,12 +1193,13 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
     if ":" in type_text and ctx.path.endswith((*_PYTHON_SUFFIXES, *_ECMASCRIPT_SUFFIXES, ".go")):
         # `T:field` (the Python walk's): what the field holds in T's classes (`out.flags.m()`, `out: Output`);
         # TypeScript's: a class's or an interface's field (`state.copy_`, `state: MapState`)
+        # `T:field[]`: an element of the array or set the field holds (TypeScript's)
         held, _, field = type_text.rpartition(":")
         return list(
             dict.fromkeys(
                 c
                 for t in _receiver_classes(held, edge, ctx, segment)
-                for c in _field_classes(t, field, segment)
+                for c in _field_classes(t, field.removesuffix("[]"), segment, element=field.endswith("[]"))
             )
         )
     if type_text.endswith(("()", "]")):

@@ -710,7 +710,8 @@ def _edges(
         # the annotated function itself: `_enclosing` counts a definition as around its start (an arrow
         # function's, the variable holding it)
         if function and returns_of.get(start, short) == short:
-            out.append(("return", function, 0, 0, short, returns[start], ""))
+            # (a set's type is two: `Set|Query[]`, one edge each)
+            out.extend(("return", function, 0, 0, short, one, "") for one in returns[start].split("|"))
     for start, function in zip(sorted(callbacks), scopes[at + len(returns) :], strict=True):
         if function:  # a RETURN edge whose alias is where: what the function hands its callback argument
             short = function.rsplit(".", 1)[-1]
@@ -1030,6 +1031,7 @@ def _called(receiver: str) -> str:
 
 # arrays, as TypeScript writes their types (`Array<Query>`; `Query[]` is an array_type): the walk records `Query[]`
 _ARRAYS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet"})
+_SETS = frozenset({b"Set", b"ReadonlySet"})
 # the array methods whose callback's first parameter is an element, those that return one, those that return
 # the array's elements in another array (`queries.filter(f).forEach((q) => q.reset())`)
 _ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|every|flatMap"
@@ -1086,8 +1088,10 @@ def _union_nodes(node: ts.Node, most: int = MAX_UNION) -> list[ts.Node]:
 
 def _type_text(node: ts.Node) -> str:
     """A type as the walk records it: its name as written (`Query` of `Query<T>`), `Query[]` for an array or
-    set of them (`Query[]`, `readonly Query[]`, `Array<Query>`, `ReadonlyArray<Query>`, `Set<Query>`); ""
-    for an array of anything else (`string[]`, `Array<() => void>`)."""
+    set of them (`Query[]`, `readonly Query[]`, `Array<Query>`, `ReadonlyArray<Query>`); ""
+    for an array of anything else (`string[]`, `Array<() => void>`). A set is a `Set` (its members may be a
+    class's that implements `Set`: `size`, `has`) and an array of its elements: `Set|Query[]` of
+    `Set<Query>`, `Set` of `Set<string>`."""
     if node.type == "array_type":
         element = node.named_children[0] if node.named_children else None
     else:  # (its text first: a node's parent costs most to read, and few types are named Array or Set)
@@ -1097,6 +1101,14 @@ def _type_text(node: ts.Node) -> str:
             return text.decode("utf-8", "replace") if text is not None else ""
         arguments = parent.child_by_field_name("type_arguments")
         element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if text in _SETS:
+            elements = _elements(element)
+            return f"{text.decode()}|{elements}" if elements else text.decode()
+    return _elements(element)
+
+
+def _elements(element: ts.Node | None) -> str:
+    """`Query[]` of an array's or a set's element type `Query` (`Query<T>`), "" of any other."""
     if element is not None and element.type == "generic_type":
         element = element.child_by_field_name("name")
     if element is None or element.type not in ("type_identifier", "nested_type_identifier"):
@@ -1164,6 +1176,16 @@ def _element_of(
     held = (_local_type(local_types, of, at) if local_types else "") or (
         _receiver_type(types, scopes, of) if types else ""
     )
+    if not held and (field := _FIELD_OF.fullmatch(_SPACES.sub("", of))) is not None:
+        # `observable.observers_.forEach((d) => ...)`, `observable: IObservable`: an element of the field's
+        # type (`IObservable:observers_[]`), worked out when asked
+        owner = (_local_type(local_types, field.group(1), at) if local_types else "") or (
+            _receiver_type(types, scopes, field.group(1)) if types else ""
+        )
+        fields = _field_of(owner, field.group(2))
+        return "|".join(f"{f}[]" for f in fields.split("|")) if fields else ""
+    if "|" in held:  # `Set|Query[]` (a set): its elements' types
+        return "|".join(h[:-2] for h in held.split("|") if h.endswith("[]") and not h.endswith(")[]"))
     held = _same_array(held or _called(of))
     if held.endswith("[]"):
         return held[:-2] if not held.endswith(")[]") else ""

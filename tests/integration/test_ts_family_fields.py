@@ -57,3 +57,23 @@ def test_an_object_literal_passed_as_a_typed_parameter_implements_its_type(engin
     assert hits(engine, "sym://typescript/type/types/iterable/next") == [
         ("types/iterable.ts", 22, "next", "declaration", "sibling", "next"),
     ]  # (not the `next` of the literal passed to `f: (x: object) => void`, a parameter of no declared type)
+
+
+def test_an_element_of_an_interfaces_array_or_set_field_is_typed(engine: trifecta.Engine) -> None:
+    # `observable.observers_.forEach((d) => d.onBecomeStale_())`, `observers_: Set<IDerivation>`
+    assert hits(engine, "sym://typescript/type/core/derivation/Reaction#onBecomeStale_") == [
+        ("core/observable.ts", 22, "propagate", "call", "base", "IDerivation.onBecomeStale_"),
+        ("core/observable.ts", 2, "IDerivation.onBecomeStale_", "declaration", "base",
+         "IDerivation.onBecomeStale_"),
+    ]  # fmt: skip
+
+
+def test_a_getter_of_a_class_implementing_set_is_reached_through_sets(engine: trifecta.Engine) -> None:
+    # `size` on a field typed `Set<IDerivation>` and on `data_: Set<T>`, as the server relates them through
+    # the built-in Set; `counts.size` on a Map is not
+    assert hits(engine, "sym://typescript/type/types/set/ObservableSet#size") == [
+        ("types/set.ts", 4, "ObservableSet.size", "reference", "base", "Set.size"),
+        ("core/observable.ts", 26, "hasObservers", "reference", "base", "Set.size"),
+    ]
+    # a class implementing nothing: none of them
+    assert hits(engine, "sym://typescript/type/types/set/Sized#size") == []
