@@ -517,7 +517,9 @@ def _edges(
                     members = [t for n in _union_nodes(captures["typed.type"][0]) if (t := _type_text(n))]
                     if not any(t.endswith("[]") for t in members):  # (an array's stays one: its elements)
                         type_text = "|".join(dict.fromkeys(members))
-                typed[start] = (variable, type_text)
+                if start not in typed or not typed[start][1].startswith(f"{type_text}|"):
+                    # (`m: Map<K, V> = new Map()`: the annotation's `Map|V[]` over the value's `Map`)
+                    typed[start] = (variable, type_text)
             elif "typed.of" in captures:  # `for (const q of queries)`: read as `queries.forEach((q) => ...)`
                 typed[start] = (
                     variable,
@@ -616,8 +618,10 @@ def _edges(
                 if start in in_method
                 else parents.get(scope, "")
             )
-        if not _inferred(type_text) or _inferred(types.get((scope, variable), "()")):
-            types[(scope, variable)] = type_text  # the last one, but a declared type over a call's value
+        known = types.get((scope, variable), "()")
+        if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
+            # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
+            types[(scope, variable)] = type_text
     local_types = _local_types(typed, declared_at)
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
@@ -1032,11 +1036,12 @@ def _called(receiver: str) -> str:
 # arrays, as TypeScript writes their types (`Array<Query>`; `Query[]` is an array_type): the walk records `Query[]`
 _ARRAYS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet"})
 _SETS = frozenset({b"Set", b"ReadonlySet"})
+_MAPS = frozenset({b"Map", b"ReadonlyMap", b"WeakMap"})  # a map's elements are its values (`get`, `forEach`)
 # the array methods whose callback's first parameter is an element, those that return one, those that return
 # the array's elements in another array (`queries.filter(f).forEach((q) => q.reset())`)
 _ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|every|flatMap"
 _ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
-_ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift"})
+_ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift", "get"})  # (`get`: a map's)
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
 _FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a variable's field
 
@@ -1091,24 +1096,33 @@ def _type_text(node: ts.Node) -> str:
     set of them (`Query[]`, `readonly Query[]`, `Array<Query>`, `ReadonlyArray<Query>`); ""
     for an array of anything else (`string[]`, `Array<() => void>`). A set is a `Set` (its members may be a
     class's that implements `Set`: `size`, `has`) and an array of its elements: `Set|Query[]` of
-    `Set<Query>`, `Set` of `Set<string>`."""
+    `Set<Query>`, `Set` of `Set<string>`; a map, of its values: `Map|Query[]` of `Map<string, Query>`."""
     if node.type == "array_type":
         element = node.named_children[0] if node.named_children else None
     else:  # (its text first: a node's parent costs most to read, and few types are named Array or Set)
         text = node.text
-        parent = node.parent if text in _ARRAYS else None
-        if parent is None or parent.type != "generic_type":
+        parent = node.parent if text in _ARRAYS or text in _MAPS else None
+        if parent is None or parent.type not in ("generic_type", "new_expression"):  # (`new Set<Query>()`)
             return text.decode("utf-8", "replace") if text is not None else ""
         arguments = parent.child_by_field_name("type_arguments")
         element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-        if text in _SETS:
+        if text in _MAPS:
+            element = (
+                arguments.named_children[1]
+                if arguments is not None and arguments.named_child_count > 1
+                else None
+            )
+        if text in _SETS or text in _MAPS:
             elements = _elements(element)
             return f"{text.decode()}|{elements}" if elements else text.decode()
     return _elements(element)
 
 
 def _elements(element: ts.Node | None) -> str:
-    """`Query[]` of an array's or a set's element type `Query` (`Query<T>`), "" of any other."""
+    """`Query[]` of an array's or a set's element type `Query` (`Query<T>`; `A[]|B[]` of a union, its
+    first few types), "" of any other."""
+    if element is not None and element.type == "union_type":
+        return "|".join(dict.fromkeys(e for n in _union_nodes(element) if (e := _elements(n))))
     if element is not None and element.type == "generic_type":
         element = element.child_by_field_name("name")
     if element is None or element.type not in ("type_identifier", "nested_type_identifier"):
@@ -1164,7 +1178,7 @@ def _element_of(
         of = iterated.group(1)
     elif made.endswith("()") and (split := _last_call(made)) is not None and split[1] in _ELEMENT_CALLS:
         of = split[0]  # `const observer = this.observers.find(...)`: its type is `this.observers.find()`
-    elif (split := _last_call(receiver)) is not None and split[1] in _ELEMENT_CALLS:
+    elif (split := _last_call(receiver.rstrip("!"))) is not None and split[1] in _ELEMENT_CALLS:
         of = split[0]
     elif (subscript := _SUBSCRIPT.fullmatch(receiver.strip())) is not None:
         of = subscript.group(1)

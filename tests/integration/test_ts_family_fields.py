@@ -77,3 +77,16 @@ def test_a_getter_of_a_class_implementing_set_is_reached_through_sets(engine: tr
     ]
     # a class implementing nothing: none of them
     assert hits(engine, "sym://typescript/type/types/set/Sized#size") == []
+
+
+def test_a_maps_values_are_typed_by_its_value_type(engine: trifecta.Engine) -> None:
+    # `boxes_: Map<string, Box> = new Map()` (the annotation over the value's `Map`), `constructor(public
+    # extra_ = new Map<string, Box>())`: what their `get(key)` returns is a Box; the map's own `get` is matched
+    # by its name only
+    data = engine.callers("sym://typescript/type/types/map/Box#get").to_dict()
+    assert [(h["line"], h["callee"], h["resolution"]) for h in data["data"]["hits"]] == [
+        (11, "this.boxes_.get(key)!.get", "exact"),
+        (15, "box.get", "exact"),
+        (11, "this.boxes_.get", "name"),
+        (14, "this.extra_.get", "name"),
+    ]

@@ -147,6 +147,12 @@
                                        (array_type) @typed.type
                                        (union_type [(type_identifier) @typed.type (generic_type name: (_) @typed.type)])])])) @reference.typed
 
+; and with a value made by `new` (`constructor(public values_ = new Map<K, V>())`)
+(required_parameter
+  [(accessibility_modifier) "readonly"]
+  pattern: (identifier) @typed.this
+  value: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
+
 ; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
 ; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
 ; field for the whole class (@typed.this)
