@@ -98,3 +98,69 @@ def test_each_query_pattern_is_read_by_the_part_its_captures_feed(key: str) -> N
     assert calls <= references
     # every pattern feeds one of them (the comments between patterns counted in neither)
     assert definitions | references == set(range(query.pattern_count))
+
+
+# session 33: JavaScript's and TypeScript's callees and members read as values are captured whole
+# (`@call.function`, `@reference.member`) and their shapes read in Python; these were the patterns before
+OLD_ECMASCRIPT = """
+(call_expression function: (identifier) @call.name) @reference.call
+(call_expression function: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
+(new_expression constructor: (identifier) @call.name) @reference.call
+(new_expression constructor: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
+(arguments (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(pair value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(variable_declarator value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(assignment_expression right: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(call_expression
+  function: (member_expression
+    object: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value
+    property: (property_identifier) @_bind (#eq? @_bind "bind")))
+"""
+NEW_ECMASCRIPT = """
+(call_expression function: (_) @call.function) @reference.call
+(new_expression constructor: (_) @call.function) @reference.call
+(arguments (member_expression) @reference.member)
+(pair value: (member_expression) @reference.member)
+(variable_declarator value: (member_expression) @reference.member)
+(assignment_expression right: (member_expression) @reference.member)
+(call_expression
+  function: (member_expression
+    object: (member_expression) @reference.member
+    property: (property_identifier) @_bind (#eq? @_bind "bind")))
+"""
+ECMASCRIPT_SHAPES = """
+f(); a.b(); this.#m(); a?.b(); a.b.c(); f()(); xs[0](); (a || b)(); super.m(); import("x"); f<T>(); a.b<T>();
+new X(); new a.B(); new (f())(); new X<T>; g(this.m, a.b, a.b.c, f().m, super.m, this.#p, a?.b, xs[0]);
+const o = { k: x.m, l: this.n, p: a.b.c }; const v = this.m; const w = a.b; x = super.m; y = this.m; z = a.b.c;
+this.m.bind(this); a.b.bind(a); a.b.c.bind(a); class C extends B { m() { return super.m.bind(this) } }
+"""
+
+
+@pytest.mark.parametrize("key", ["typescript", "tsx", "javascript"])
+def test_ecmascript_callees_and_members_read_whole_give_what_the_spelled_out_patterns_captured(
+    key: str,
+) -> None:
+    import tree_sitter as ts
+
+    parser, _ = tp._compiled(key)  # noqa: SLF001
+    tree = parser.parse(ECMASCRIPT_SHAPES.encode())
+
+    def spans(captures: dict[str, list[ts.Node]]) -> tuple[tuple[str, int, int], ...]:
+        return tuple(
+            sorted((k, n.start_byte, n.end_byte) for k, ns in captures.items() for n in ns if k[0] != "_")
+        )
+
+    old = ts.QueryCursor(ts.Query(parser.language, OLD_ECMASCRIPT)).matches(tree.root_node)
+    new = ts.QueryCursor(ts.Query(parser.language, NEW_ECMASCRIPT)).matches(tree.root_node)
+    read = []
+    for _, captures in new:
+        if "call.function" in captures:
+            whole = tp._callee(captures)  # noqa: SLF001
+        else:
+            whole = tp._member(captures["reference.member"][0]) or {}  # noqa: SLF001
+        if whole:
+            read.append(spans(whole))
+    expected = sorted(spans(c) for _, c in old)
+    assert sorted(read) == expected
+    assert len(expected) > 25  # every shape above parsed (a call, a member of each kind)
+    assert tp._callee({"reference.call": [], "call.name": []}) == {"reference.call": [], "call.name": []}  # noqa: SLF001

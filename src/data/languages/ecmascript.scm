@@ -60,12 +60,11 @@
     left: (member_expression object: (this) @owner property: (property_identifier) @name)
     right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
-; call sites (@reference.call: @call.name, the called name, and @call.receiver, what it is called on) and
-; imports (@reference.import: @import.source, the module as written, @import.name, @import.alias)
-(call_expression function: (identifier) @call.name) @reference.call
-(call_expression function: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
-(new_expression constructor: (identifier) @call.name) @reference.call
-(new_expression constructor: (member_expression object: (_) @call.receiver property: (_) @call.name)) @reference.call
+; call sites (@reference.call, @call.function the callee: a name, or a member `x.m`, read by
+; treesitter_parser._callee: a pattern that spells out the member's fields compiles 3x slower) and imports
+; (@reference.import: @import.source, the module as written, @import.name, @import.alias)
+(call_expression function: (_) @call.function) @reference.call
+(new_expression constructor: (_) @call.function) @reference.call
 (import_statement
   (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
   source: (string (string_fragment) @import.source)) @reference.import
@@ -90,23 +89,24 @@
     function: (identifier) @_require (#eq? @_require "require")
     arguments: (arguments . (string (string_fragment) @import.source)))) @reference.import
 
-; functions read as values (@reference.value: the name, or `this.m` / `X.m` with @value.receiver and
-; @value.name): an argument, a returned, assigned or stored value, a fallback (`a ?? f`), `this.m.bind(this)`;
+; functions read as values (@reference.value: the name; @reference.member: `this.m` / `X.m`, its receiver
+; and name read by treesitter_parser._member, as the query compiles faster so): an argument, a returned,
+; assigned or stored value, a fallback (`a ?? f`), `this.m.bind(this)`;
 ; a bare name counts only when the file defines it as a function or an import binds it (and no enclosing
 ; definition takes a parameter of that name), and any counts only when it resolves exact or through an import
 (arguments (identifier) @reference.value)
-(arguments (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(arguments (member_expression) @reference.member)
 (return_statement (identifier) @reference.value)
 (binary_expression right: (identifier) @reference.value)
 (pair value: (identifier) @reference.value)
 (object (shorthand_property_identifier) @reference.value)  ; `{ proxyMap, proxySet }`, `module.exports = { a, b }`
-(pair value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(pair value: (member_expression) @reference.member)
 (array (identifier) @reference.value)
 (variable_declarator value: (identifier) @reference.value)
-(variable_declarator value: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(variable_declarator value: (member_expression) @reference.member)
 (assignment_expression right: (identifier) @reference.value)
-(assignment_expression right: (member_expression object: [(this) (identifier) (super)] @value.receiver property: (property_identifier) @value.name) @reference.value)
+(assignment_expression right: (member_expression) @reference.member)
 (call_expression
   function: (member_expression
-    object: (member_expression object: [(this) (identifier)] @value.receiver property: (property_identifier) @value.name) @reference.value
+    object: (member_expression) @reference.member
     property: (property_identifier) @_bind (#eq? @_bind "bind")))
