@@ -548,9 +548,9 @@ def _edges(
             pending.append((pattern, captures))
             continue
         if "reference.member" in captures:  # `this.m`, `X.m` read as a value (TypeScript's, JavaScript's)
-            member = _member(captures["reference.member"][0])
-            if member is not None:
-                pending.append((pattern, member))
+            shaped = _member(captures["reference.member"][0])
+            if shaped is not None:
+                pending.append((pattern, shaped))
             continue
         if "reference.returns" in captures and "returns.type" in captures:
             returned = _type_text(captures["returns.type"][0])
