@@ -447,13 +447,23 @@ def _edges(
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
             continue
-        if go and ("typed.go" in captures or "returns.go" in captures):
-            # Go's declared types: the named type each holds (`_go_named`), then read as the others' are
-            declared = "typed" if "typed.go" in captures else "returns"
-            named = _go_named(captures.pop(f"{declared}.go")[0], generic=declared == "typed")
+        if go and "typed.go" in captures:  # Go's declared types: the named type each holds (`_go_named`)
+            named = _go_named(captures["typed.go"][0], generic=True)
+            type_text = _type_text(named) if named is not None else ""
+            if type_text:  # a parameter's, var's or field's (`this.<field>` of its struct)
+                node = captures["reference.typed"][0]
+                named_by = captures["typed.name"][0] if "typed.name" in captures else None
+                variable = (
+                    _text(named_by) if named_by is not None else "this." + _text(captures["typed.field"][0])
+                )
+                typed[node.start_byte] = (variable, type_text)
+                declared_at[node.start_byte] = node
+            continue
+        if go and "returns.go" in captures:  # a Go function's result: its named type, read as the others' are
+            named = _go_named(captures.pop("returns.go")[0], generic=False)
             if named is None:
                 continue
-            captures[f"{declared}.type"] = [named]
+            captures["returns.type"] = [named]
         if "reference.callback" in captures and "callback.type" in captures:
             param = captures["reference.callback"][0]
             position = f"{_position(param)}.{_position(captures['callback.param'][0])}"
