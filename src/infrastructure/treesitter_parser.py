@@ -707,7 +707,7 @@ def _edges(
                         _receiver_type(types, around, part.group(1)) if types else ""
                     )
                     made = _field_of(holder, part.group(2))
-                made = _element_of(made, receiver, local_types, types, around, start) or made
+                made = _element_of(made, receiver, local_types, types, around, start, go=go) or made
                 if go and (made.startswith(_GO_RANGE) or (not made and receiver.endswith("]"))):
                     made = _go_element(
                         made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
@@ -1157,15 +1157,21 @@ def _type_text(node: ts.Node) -> str:
         parent = node.parent if text in _ARRAYS or text in _MAPS else None
         if parent is None or parent.type not in ("generic_type", "new_expression"):  # (`new Set<Query>()`)
             return text.decode("utf-8", "replace") if text is not None else ""
+        # a set or a map of TypeScript's grammar (a generic type's `name`; Go's, its `type`, read as before)
+        collection = (text in _SETS or text in _MAPS) and (
+            parent.type == "new_expression" or parent.child_by_field_name("name") is not None
+        )
+        if not collection and (text in _MAPS or parent.type == "new_expression"):
+            return text.decode()  # (`new Array<Query>()`: an `Array`, as before)
         arguments = parent.child_by_field_name("type_arguments")
         element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-        if text in _MAPS:
+        if collection and text in _MAPS:
             element = (
                 arguments.named_children[1]
                 if arguments is not None and arguments.named_child_count > 1
                 else None
             )
-        if text in _SETS or text in _MAPS:
+        if collection:
             elements = _elements(element)
             return f"{text.decode()}|{elements}" if elements else text.decode()
     return _elements(element)
@@ -1220,6 +1226,8 @@ def _element_of(
     types: dict[tuple[str, str], str],
     scopes: list[str],
     at: int,
+    *,
+    go: bool = False,
 ) -> str:
     """The type of a receiver that is an element of an array whose type the walk knows: a callback's first
     parameter of `queries.forEach(...)` (`.map`, `.filter`, ...; `for (const q of queries)` reads so too),
@@ -1243,7 +1251,7 @@ def _element_of(
     held = (_local_type(local_types, of, at) if local_types else "") or (
         _receiver_type(types, scopes, of) if types else ""
     )
-    if not held and (field := _FIELD_OF.fullmatch(_SPACES.sub("", of))) is not None:
+    if not held and not go and (field := _FIELD_OF.fullmatch(_SPACES.sub("", of))) is not None:
         # `observable.observers_.forEach((d) => ...)`, `observable: IObservable`: an element of the field's
         # type (`IObservable:observers_[]`), worked out when asked
         owner = (_local_type(local_types, field.group(1), at) if local_types else "") or (
