@@ -1162,7 +1162,7 @@ def _type_text(node: ts.Node) -> str:
             parent.type == "new_expression" or parent.child_by_field_name("name") is not None
         )
         if not collection and (text in _MAPS or parent.type == "new_expression"):
-            return text.decode()  # (`new Array<Query>()`: an `Array`, as before)
+            return _text(node)  # (`new Array<Query>()`: an `Array`, as before)
         arguments = parent.child_by_field_name("type_arguments")
         element = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         if collection and text in _MAPS:
@@ -1173,7 +1173,7 @@ def _type_text(node: ts.Node) -> str:
             )
         if collection:
             elements = _elements(element)
-            return f"{text.decode()}|{elements}" if elements else text.decode()
+            return f"{_text(node)}|{elements}" if elements else _text(node)
     return _elements(element)
 
 
