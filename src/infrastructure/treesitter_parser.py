@@ -940,22 +940,23 @@ def _position(node: ts.Node) -> int:
 def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
     """The qualified name of the innermost definition around each position (``starts`` sorted in runs: each
     run is swept on its own), "" at the top level."""
+    spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]  # (a node's bytes: read once)
     out: list[str] = []
-    stack: list[_Def] = []
+    stack: list[tuple[int, str]] = []  # (end, qualified name) of the definitions around
     i = 0
     last = -1
     for start in starts:
         if start < last:  # a new sorted run
             stack, i = [], 0
         last = start
-        while i < len(defs) and defs[i].node.start_byte <= start:  # a sweep: both in source order
-            while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+        while i < len(spans) and spans[i][0] <= start:  # a sweep: both in source order
+            while stack and stack[-1][0] <= spans[i][0]:
                 stack.pop()
-            stack.append(defs[i])
+            stack.append(spans[i][1:])
             i += 1
-        while stack and stack[-1].node.end_byte <= start:
+        while stack and stack[-1][0] <= start:
             stack.pop()
-        out.append(stack[-1].qualname if stack else "")
+        out.append(stack[-1][1] if stack else "")
     return out
 
 
