@@ -510,6 +510,12 @@ def _edges(
             )
             declared_at[destructured.start_byte] = captures["reference.typed"][0]
             continue
+        if (
+            "typed.right" in captures
+        ):  # `this.<field> = new Foo()`, `= f()` (TypeScript's): its shape read here
+            captures = _this_assigned(captures)
+            if not captures:
+                continue
         if "reference.typed" in captures and (
             "typed.type" in captures or "typed.call" in captures or "typed.of" in captures
         ):
@@ -781,6 +787,28 @@ def _callee(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
                 "call.name": [name],
             }
     return {}
+
+
+def _this_assigned(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
+    """The captures of `this.<field> = new Foo()` or `= f()` (an assignment's sides captured whole,
+    ``@typed.left`` and ``@typed.right``) as the patterns that spelled out their shapes gave them:
+    ``@typed.this`` the field, ``@typed.type`` the class made, ``@typed.call`` the callee (a name or a member);
+    none for any other assignment (`a.b = f()`, `this.x = f()()`)."""
+    left, right = captures["typed.left"][0], captures["typed.right"][0]
+    held, field = left.child_by_field_name("object"), left.child_by_field_name("property")
+    if held is None or held.type != "this" or field is None:
+        return {}
+    if field.type not in ("property_identifier", "private_property_identifier"):
+        return {}
+    made = right.type == "new_expression"
+    callee = right.child_by_field_name("constructor" if made else "function")
+    if callee is None or callee.type not in ("identifier", "member_expression"):
+        return {}
+    return {
+        "reference.typed": captures["reference.typed"],
+        "typed.this": [field],
+        "typed.type" if made else "typed.call": [callee],
+    }
 
 
 def _member(member: ts.Node) -> dict[str, list[ts.Node]] | None:

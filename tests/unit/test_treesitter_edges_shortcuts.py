@@ -164,3 +164,43 @@ def test_ecmascript_callees_and_members_read_whole_give_what_the_spelled_out_pat
     assert sorted(read) == expected
     assert len(expected) > 25  # every shape above parsed (a call, a member of each kind)
     assert tp._callee({"reference.call": [], "call.name": []}) == {"reference.call": [], "call.name": []}  # noqa: SLF001
+
+
+OLD_THIS_ASSIGNED = """
+(assignment_expression
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
+  right: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
+(assignment_expression
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
+  right: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
+"""
+NEW_THIS_ASSIGNED = """
+(assignment_expression
+  left: (member_expression) @typed.left
+  right: [(new_expression) (call_expression)] @typed.right) @reference.typed
+"""
+THIS_ASSIGNED_SHAPES = """
+class C { m() {
+  this.a = new A(); this.#b = new x.B<T>(); this.c = f(); this.d = this.make(1); this.e = a.b.c();
+  this.f = f()(); this.g = new (g())(); this.h = xs[0](); this.i = new A; this['j'] = f(); this.k.l = f();
+  a.m = new A(); a.n = f(); super.o = f(); this.p = g; this.q = await f(); this.r ??= f();
+} }
+"""
+
+
+@pytest.mark.parametrize("key", ["typescript", "tsx"])
+def test_this_assigned_read_whole_gives_what_the_spelled_out_patterns_captured(key: str) -> None:
+    import tree_sitter as ts
+
+    parser, _ = tp._compiled(key)  # noqa: SLF001
+    tree = parser.parse(THIS_ASSIGNED_SHAPES.encode())
+
+    def spans(captures: dict[str, list[ts.Node]]) -> tuple[tuple[str, int, int], ...]:
+        return tuple(sorted((k, n.start_byte, n.end_byte) for k, ns in captures.items() for n in ns))
+
+    old = ts.QueryCursor(ts.Query(parser.language, OLD_THIS_ASSIGNED)).matches(tree.root_node)
+    new = ts.QueryCursor(ts.Query(parser.language, NEW_THIS_ASSIGNED)).matches(tree.root_node)
+    read = [spans(whole) for _, c in new if (whole := tp._this_assigned(c))]  # noqa: SLF001
+    expected = [spans(c) for _, c in old]
+    assert read == expected  # in the same order (a later match of a variable overrides an earlier one)
+    assert len(expected) == 6  # this.a, #b, c, d, e and i (`new A`): not f()(), a.m, super.o, await f()

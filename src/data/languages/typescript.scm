@@ -155,17 +155,15 @@
 
 ; a variable or `this.<field>` assigned a call's value is typed by what the call returns (@typed.call: the
 ; callee, `this.make`, `factory.create`, `of`); `this.<field> = new Foo()` / `= f()` in a method types the
-; field for the whole class (@typed.this)
+; field for the whole class (@typed.this; the assignment's sides captured whole, @typed.left and @typed.right,
+; and read by treesitter_parser._this_assigned: a pattern spelling out the member's fields compiles 3x slower)
 (variable_declarator
   name: (identifier) @typed.name
   value: [(call_expression function: [(identifier) (member_expression)] @typed.call)
           (non_null_expression (call_expression function: [(identifier) (member_expression)] @typed.call))]) @reference.typed
 (assignment_expression
-  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
-  right: (new_expression constructor: [(identifier) (member_expression)] @typed.type)) @reference.typed
-(assignment_expression
-  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @typed.this)
-  right: (call_expression function: [(identifier) (member_expression)] @typed.call)) @reference.typed
+  left: (member_expression) @typed.left
+  right: [(new_expression) (call_expression)] @typed.right) @reference.typed
 
 ; what a function or method returns, as its annotation names it (@reference.returns: the definition)
 (function_declaration
