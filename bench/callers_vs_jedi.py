@@ -100,6 +100,21 @@ def pick_symbols(
     return random.Random(seed).sample(pool, min(n, len(pool))), def_lines, rules
 
 
+def every_hit(engine: Any, uri: str, limit: int, first: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hits of ``first`` (an answer of ``engine.callers(uri, limit=limit)``) and of the pages after it
+    that its next action asks for (``--offset``: the answer the byte budget cut), as an agent reads on."""
+    hits = list((first.get("data") or {}).get("hits", []))
+    data = first.get("data") or {}
+    while first["status"] == "ok" and data.get("omitted") and len(hits) < limit:
+        first = engine.callers(uri, limit=limit - len(hits), offset=data.get("offset", 0) + len(data["hits"]))
+        first = first.to_dict()
+        data = first.get("data") or {}
+        if not data.get("hits"):
+            break
+        hits += data["hits"]
+    return hits
+
+
 def python_uri(rules: Any, path: str, symbol: Any) -> str:
     stem = rules.stem(path)
     qual = symbol.qualname.split(".")
@@ -132,6 +147,13 @@ def main() -> int:
         default=500,
         help="the callers asked per definition (engine.callers' own default is 50: a symbol with more sure "
         "callers than that is answered in part, with data['omitted'])",
+    )
+    ap.add_argument(
+        "--no-pages",
+        dest="pages",
+        action="store_false",
+        help="count the first answer's hits only (by default the pages after an answer the byte budget cut "
+        "are read too, through its next action's --offset, as an agent reads on)",
     )
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--latency-only", action="store_true", help="callers latency only, no jedi (any tree)")
@@ -254,7 +276,11 @@ def compare(
         error = response["errors"][0]["code"] if response["status"] != "ok" else ""
         columns = {
             (h["path"], h["line"]): h["column"] - 1
-            for h in (response["data"] or {}).get("hits", [])
+            for h in (
+                every_hit(engine, uri, args.limit, response)
+                if args.pages
+                else (response["data"] or {}).get("hits", [])
+            )
             if h["resolution"] in ("exact", "import")
             and ("related" not in h or (args.count_related and h.get("use") != "declaration"))
             # jedi follows no class family

@@ -753,6 +753,7 @@ class DefinitionRequest:
 class CallersRequest:
     uri: str
     limit: int = 50
+    offset: int = 0  # the hits before it were given in an earlier answer (one the byte budget cut)
 
 
 @attrs.frozen(kw_only=True)
@@ -951,16 +952,20 @@ class _GraphUseCase:
         hits: Sequence[dict[str, Any]],
         limit: int,
         fill: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        offset: int = 0,
     ) -> None:
-        """``hits``: the prefix that fits in ``max_bytes_total`` with the rest of the data; ``fill``
-        completes a hit (its preview) only when it is a candidate for the answer."""
+        """``hits`` from ``offset`` on: the run that fits in ``max_bytes_total`` with the rest of the data;
+        ``fill`` completes a hit (its preview) only when it is a candidate for the answer. ``omitted``
+        counts the hits after the answer (``offset`` says how many came before it)."""
         data["total"] = len(hits)
+        if offset:
+            data["offset"] = offset
         data["hits"] = []
-        data["omitted"] = len(hits)
+        data["omitted"] = max(0, len(hits) - offset)
         room = self._policy.max_bytes_total - _json_size(data)
         kept: list[dict[str, Any]] = []
         used = 0
-        for hit in hits[:limit]:
+        for hit in hits[offset : offset + limit]:
             hit = fill(hit) if fill is not None else hit
             cost = _json_size(hit) + (1 if kept else 0)
             if used + cost > room:
@@ -968,7 +973,7 @@ class _GraphUseCase:
             used += cost
             kept.append(hit)
         data["hits"] = kept
-        data["omitted"] = len(hits) - len(kept)
+        data["omitted"] = max(0, len(hits) - offset - len(kept))
 
 
 _Execute = TypeVar("_Execute", bound=Callable[..., Response])
@@ -1019,6 +1024,8 @@ class CallersUseCase(_GraphUseCase):
 
     @_with_kept_graph
     def execute(self, request: CallersRequest) -> Response:
+        if not _bounded_int(request.offset, 0, 1 << 31):
+            return _bad(CALLERS_KIND, f"offset must be an integer of 0 or more, got {request.offset!r}")
         target = self._limited_target(request.uri, request.limit, CALLERS_KIND, "callers")
         if isinstance(target, Response):
             return target
@@ -1088,13 +1095,19 @@ class CallersUseCase(_GraphUseCase):
                 "preview": self._preview(h["path"], h["line"], lines),
                 "column": h["column"] or self._column(h["path"], h["line"], symbol.name, lines),
             },
+            offset=request.offset,
         )
         actions = [
             act.snippet(u) for u in dict.fromkeys(h["uri"] for h in data["hits"] if h["symbol"] and h["uri"])
         ][:3]
-        if data["omitted"] and len(data["hits"]) == request.limit < MAX_LIMIT:
-            # the limit cut the answer, not the byte budget: the same question with room for the rest
-            actions.insert(0, act.callers(uri, limit=min(MAX_LIMIT, data["total"])))
+        if data["omitted"]:
+            after = request.offset + len(data["hits"])
+            if len(data["hits"]) == request.limit < MAX_LIMIT:
+                # the limit cut the answer, not the byte budget: the same question with room for the rest
+                more = min(MAX_LIMIT, data["total"] - request.offset)
+                actions.insert(0, act.callers(uri, limit=more, offset=request.offset or None))
+            else:  # the byte budget cut it: the rest from where this answer stops
+                actions.insert(0, act.callers(uri, limit=request.limit, offset=after))
         return Response.success(
             CALLERS_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions
         )

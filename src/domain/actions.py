@@ -5,7 +5,8 @@ every word quoted with `shlex.quote` (``ast snippet 'sym://python/type/m/C#f'``)
 `cli_command` gives the full command line (``trifecta ... --segment '/abs/repo'``), `tool_call` the MCP
 tool and its arguments. Only the builders below make actions, so both always parse.
 
-    action   = "ast" verb URI [ "--limit" N ]           (verb: symbols | snippet | hover | refs | callers)
+    action   = "ast" verb URI [ "--limit" N ] [ "--offset" N ]   (verb: symbols | snippet | hover | refs |
+                                                      callers; --limit: refs, callers; --offset: callers)
              | "ctx get" ( "--id" ID | "--path" PATH[":"START"-"END] )
              | "ctx search --query" QUERY [ "--mode" MODE ] [ "--limit" N ]
              | "index" [ "--full" ]
@@ -26,6 +27,7 @@ import attrs
 
 _AST_VERBS = ("symbols", "snippet", "hover", "refs", "callers")
 _LIMITED = ("refs", "callers")  # the verbs that take --limit
+_PAGED = ("callers",)  # and --offset: the hits before it were in an earlier answer
 
 
 def _join(*words: object) -> str:
@@ -55,8 +57,15 @@ def refs(uri: str, *, limit: int | None = None) -> str:
     return _join("ast", "refs", uri, *(("--limit", limit) if limit is not None else ()))
 
 
-def callers(uri: str, *, limit: int | None = None) -> str:
-    return _join("ast", "callers", uri, *(("--limit", limit) if limit is not None else ()))
+def callers(uri: str, *, limit: int | None = None, offset: int | None = None) -> str:
+    """`ast callers URI`; `offset`: the hits from there on (an answer the byte budget cut, continued)."""
+    return _join(
+        "ast",
+        "callers",
+        uri,
+        *(("--limit", limit) if limit is not None else ()),
+        *(("--offset", offset) if offset else ()),
+    )
 
 
 def get_id(chunk_id: str) -> str:
@@ -148,7 +157,10 @@ def tool_call(action: str) -> ToolCall:
 
 def _tool_call(words: list[str], action: str) -> ToolCall:
     if len(words) >= 3 and words[0] == "ast" and words[1] in _AST_VERBS:
-        options = _options(words[3:], {"--limit": int} if words[1] in _LIMITED else {})
+        allowed: dict[str, type] = {"--limit": int} if words[1] in _LIMITED else {}
+        if words[1] in _PAGED:
+            allowed["--offset"] = int
+        options = _options(words[3:], allowed)
         return ToolCall(tool=words[1], arguments={"uri": words[2], **options})
     if words[:2] == ["ctx", "get"]:
         args = _options(words[2:], {"--id": str, "--path": str})
@@ -207,6 +219,8 @@ def from_tool_call(tool: str, arguments: Mapping[str, Any]) -> str:
         segment = str(args.pop("segment"))
         return on_segment(from_tool_call(tool, args), segment)
     if tool in _AST_VERBS:
+        if tool in _PAGED:
+            return callers(args["uri"], limit=args.get("limit"), offset=args.get("offset"))
         if tool in _LIMITED:
             return _join("ast", tool, args["uri"], *(("--limit", args["limit"]) if "limit" in args else ()))
         return ast(tool, args["uri"])

@@ -421,14 +421,15 @@ class Engine:
         )
 
     @_guarded("callers")
-    def callers(self, uri: str, limit: int = 50) -> Response:
+    def callers(self, uri: str, limit: int = 50, offset: int = 0) -> Response:
         """The call sites that reach one definition, from the index (no language server): each hit's path,
-        line, column, calling symbol and its `uri`, `resolution` (exact, import, or name) and a preview."""
+        line, column, calling symbol and its `uri`, `resolution` (exact, import, or name) and a preview.
+        `offset`: the hits from there on (an answer the byte budget cut says where it stopped)."""
         from ..application.call_graph import CallersRequest
 
         self._ensure_index()
         assert self._app.callers is not None
-        return self._app.callers.execute(CallersRequest(uri=uri, limit=limit))
+        return self._app.callers.execute(CallersRequest(uri=uri, limit=limit, offset=offset))
 
     @_guarded("callees")
     def callees(self, uri: str, limit: int = 200) -> Response:

@@ -150,7 +150,8 @@ server when one is already running (an earlier hover or refs started it), else t
 CALLERS = """\
 Who calls a function or method (sym:// uri), from the index, fast and without a language server: each \
 call site's path, line, calling symbol and its uri, resolution (exact, import; name = same name only) and \
-a preview. Use it before changing a signature."""
+a preview. Use it before changing a signature. An answer the byte budget cut says where it stopped: its next action asks for the rest with offset."""
+OFFSET = "Skip this many call sites: the ones an earlier answer (cut by the byte budget) gave."
 
 CALLEES = """\
 What a function or method (sym:// uri) calls: each call resolved to definitions in this repository, or \
@@ -535,9 +536,11 @@ class TrifectaMCP:
 
         @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
         async def callers(
-            uri: Uri, limit: Annotated[int, Field(description="At most this many call sites.")] = 50
+            uri: Uri,
+            limit: Annotated[int, Field(description="At most this many call sites.")] = 50,
+            offset: Annotated[int, Field(description=OFFSET)] = 0,
         ) -> Result:
-            return await self._run("callers", lambda e: e.callers(uri, limit=limit))
+            return await self._run("callers", lambda e: e.callers(uri, limit=limit, offset=offset))
 
         @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
         async def callees(uri: Uri) -> Result:
@@ -645,9 +648,12 @@ class TrifectaMCP:
         async def callers(
             uri: Uri,
             limit: Annotated[int, Field(description="At most this many call sites.")] = 50,
+            offset: Annotated[int, Field(description=OFFSET)] = 0,
             segment: OneSegment = None,
         ) -> Result:
-            return await self._run("callers", _any(lambda e: e.callers(uri, limit=limit, segment=segment)))
+            return await self._run(
+                "callers", _any(lambda e: e.callers(uri, limit=limit, offset=offset, segment=segment))
+            )
 
         @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
         async def callees(uri: Uri, segment: OneSegment = None) -> Result:

@@ -174,8 +174,8 @@ class SegmentSet:
     ) -> Response:
         return self._one(segment, lambda e: e.definition(path, line, column, engine=engine), "definition")
 
-    def callers(self, uri: str, limit: int = 50, *, segment: str | None = None) -> Response:
-        return self._one(segment, lambda e: e.callers(uri, limit=limit), "callers")
+    def callers(self, uri: str, limit: int = 50, offset: int = 0, *, segment: str | None = None) -> Response:
+        return self._one(segment, lambda e: e.callers(uri, limit=limit, offset=offset), "callers")
 
     def callees(self, uri: str, *, segment: str | None = None) -> Response:
         return self._one(segment, lambda e: e.callees(uri), "callees")

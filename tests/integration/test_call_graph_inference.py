@@ -323,6 +323,33 @@ def test_an_answer_the_limit_cut_offers_the_same_question_with_room_for_the_rest
     assert not any(a.startswith("ast callers") for a in whole["next_actions"])
 
 
+def test_an_answer_the_byte_budget_cut_goes_on_from_where_it_stopped(tmp_path: Path) -> None:
+    # a budget that fits two of Widget#render's seven callers: each next answer starts where the last stopped
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    uri = "sym://python/type/shop/models/Widget#render"
+    with trifecta.open(repo, max_bytes_total=800) as small:
+        small.index()
+        pages: list[list[tuple[Any, ...]]] = []
+        answer = small.callers(uri).to_dict()
+        while True:
+            data = answer["data"]
+            pages.append([(h["path"], h["line"], h["column"]) for h in data["hits"]])
+            assert len(pages) < 8 and data["hits"], data
+            if not data["omitted"]:
+                break
+            offset = data.get("offset", 0) + len(data["hits"])
+            assert data["total"] == offset + data["omitted"]
+            assert answer["next_actions"][0] == f"ast callers '{uri}' --limit 50 --offset {offset}"
+            answer = small.callers(uri, offset=offset).to_dict()
+        assert not any(a.startswith("ast callers") for a in answer["next_actions"])
+    with trifecta.open(repo) as whole:
+        every = [(h["path"], h["line"], h["column"]) for h in whole.callers(uri).to_dict()["data"]["hits"]]
+        bad = whole.callers(uri, offset=-1).to_dict()
+    assert len(pages) > 2 and [hit for page in pages for hit in page] == every
+    assert bad["errors"][0]["code"] == "INVALID_ARGUMENT" and "offset" in bad["errors"][0]["message"]
+
+
 def uses(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
     data = engine.callers(uri).to_dict()
     assert data["status"] == "ok", data["errors"]

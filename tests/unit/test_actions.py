@@ -31,6 +31,11 @@ def test_a_command_names_its_segment_quoted_and_runs_from_anywhere() -> None:
         (act.hover("sym://python/type/a/B"), "hover", {"uri": "sym://python/type/a/B"}),
         (act.callers("sym://go/type/a/B", limit=120), "callers", {"uri": "sym://go/type/a/B", "limit": 120}),
         (act.callers("sym://go/type/a/B"), "callers", {"uri": "sym://go/type/a/B"}),
+        (
+            act.callers("sym://go/type/a/B", limit=50, offset=104),
+            "callers",
+            {"uri": "sym://go/type/a/B", "limit": 50, "offset": 104},
+        ),
         (act.get_id("abc"), "get", {"id": "abc"}),
         (act.get_path("a b.py", 3, 9), "get", {"path": "a b.py:3-9"}),
         (
@@ -50,7 +55,14 @@ def test_each_action_is_a_tool_call_and_back(action: str, tool: str, arguments: 
 
 @pytest.mark.parametrize(
     "prose",
-    ["rephrase with identifiers", "ctx search --mode pattern", "trifecta index .", "ctx get", "ast snippet"],
+    [
+        "rephrase with identifiers",
+        "ctx search --mode pattern",
+        "trifecta index .",
+        "ctx get",
+        "ast snippet",
+        "ast refs sym://python/type/a/B --offset 3",  # only callers pages
+    ],
 )
 def test_what_the_builders_did_not_make_is_refused(prose: str) -> None:
     with pytest.raises(act.NotAnAction):

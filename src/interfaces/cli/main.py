@@ -475,11 +475,14 @@ def ast_callers_cmd(
     uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
     segment: SegmentOpt = ".",
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500, help="At most this many hits.")] = 50,
+    offset: Annotated[
+        int, typer.Option("--offset", min=0, help="Skip this many hits (an answer the byte budget cut).")
+    ] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """The call sites that reach one definition, from the index: path, line, calling symbol, uri,
-    resolution (exact, import, name) and a preview, inside the byte budget."""
-    _answer(segment, as_json, lambda engine: engine.callers(uri, limit=limit))
+    resolution (exact, import, name) and a preview, inside the byte budget (the rest: --offset)."""
+    _answer(segment, as_json, lambda engine: engine.callers(uri, limit=limit, offset=offset))
 
 
 @ast_app.command("callees")
