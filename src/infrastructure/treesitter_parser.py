@@ -1001,9 +1001,16 @@ _FUNCTION_NODES = frozenset(
 
 class _Declarations(dict[str, list[tuple[int, int, int, str]]]):
     """`_local_types`' answer, counting the lookups that found declarations (``found``): a receiver's type
-    worked out with none found is the same wherever its caller reads it."""
+    worked out with none found is the same wherever its caller reads it. The range of the function around
+    each declaration is read when its variable is first asked for (reading a node's parent costs the most, and
+    most variables declared more than once are never read as a receiver: Go's `name string`)."""
 
     found = 0
+
+    def __init__(self, declared_at: dict[int, ts.Node]) -> None:
+        super().__init__()
+        self._declared_at = declared_at
+        self._ranged: set[str] = set()
 
     def get(  # type: ignore[override]
         self, key: str, default: None = None
@@ -1011,6 +1018,15 @@ class _Declarations(dict[str, list[tuple[int, int, int, str]]]):
         declarations = dict.get(self, key)
         if declarations:
             self.found += 1
+            if key not in self._ranged:
+                self._ranged.add(key)
+                for i, (_, _, start, type_text) in enumerate(declarations):
+                    node = self._declared_at[start].parent
+                    while node is not None and node.type not in _FUNCTION_NODES:
+                        node = node.parent
+                    low, high = (node.start_byte, node.end_byte) if node is not None else (0, 1 << 62)
+                    declarations[i] = (low, high, start, type_text)
+                declarations.sort()  # by the start of the function around: _local_type bisects
         return declarations
 
 
@@ -1019,17 +1035,10 @@ def _local_types(typed: dict[int, tuple[str, str]], declared_at: dict[int, ts.No
     callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), each
     declaration with the range of the function around it: (function start, end, declaration start, type)."""
     counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
-    out = _Declarations()
+    out = _Declarations(declared_at)
     for start, (variable, type_text) in typed.items():
-        if counts[variable] < 2 or variable.startswith("this."):
-            continue
-        node = declared_at[start].parent
-        while node is not None and node.type not in _FUNCTION_NODES:
-            node = node.parent
-        low, high = (node.start_byte, node.end_byte) if node is not None else (0, 1 << 62)
-        out.setdefault(variable, []).append((low, high, start, type_text))
-    for declarations in out.values():
-        declarations.sort()  # by the start of the function around: _local_type bisects
+        if counts[variable] >= 2 and not variable.startswith("this."):
+            out.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)
     return out
 
 
