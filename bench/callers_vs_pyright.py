@@ -17,8 +17,8 @@ through Trifecta's own LSP adapter, and the (path, line) sets inside the tree co
 
 - trifecta: the hits resolved `exact` or `import` (with the pages after an answer the byte budget cut,
   through its next action's `--offset`, as an agent reads on);
-- the server: every reference but import lines (`from m import f`, `import m.f`) and the definition's own
-  line.
+- the server: every reference but import lines (`from m import f`, `import m.f`), the name in a string
+  (`__all__ = ["join", ...]`: an export list, as an import is) and the definition's own line.
 
 Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
 the server's references that are calls (the name followed by `(`). The server's own latency is listed for
@@ -127,8 +127,8 @@ def seed_rows(
             if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
                 continue
             source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
-            if _IMPORT.match(source):
-                continue
+            if _IMPORT.match(source) or source[ref.character - 1 : ref.character] in ("'", '"'):
+                continue  # an import, or the name as a string: `__all__ = ["join", ...]` exports it
             theirs.add((ref.path, ref.line))
             if re.match(r"\s*\(", source[ref.character + len(symbol.name) :]):
                 calls.add((ref.path, ref.line))
