@@ -43,7 +43,7 @@ from pathlib import Path
 import trifecta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callers_vs_tsserver import Tally, report, timings  # noqa: E402 - the bench folder is no package
+from callers_vs_tsserver import Tally, report, timings, warm_references  # noqa: E402 - the bench folder is no package
 
 # functions nothing in the tree calls: the runtime's and `go test`'s entry points
 _UNCALLED = re.compile(r"^(init|main|(Test|Benchmark|Example|Fuzz)([A-Z_].*)?)$")
@@ -128,13 +128,11 @@ def main() -> int:
             text = (tree / path).read_text(errors="replace")
             column = _name_column(text.split("\n")[symbol.def_line - 1], symbol.name)
             try:
-                server.references(path, text, symbol.def_line, column)  # the first ask loads the packages
-                t = time.perf_counter()
-                refs = server.references(path, text, symbol.def_line, column)
+                refs, ms = warm_references(server, path, text, symbol.def_line, column)
             except Exception as exc:  # noqa: BLE001 - counted, never fatal
                 rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
                 continue
-            server_ms.append((time.perf_counter() - t) * 1000)
+            server_ms.append(ms)
             theirs: set[tuple[str, int]] = set()
             calls: set[tuple[str, int]] = set()
             for ref in refs:

@@ -67,6 +67,19 @@ def copy_tree(src: Path, dst: Path) -> None:
     )
 
 
+def indexed_copy(src: Path, prefix: str) -> tuple[Path, Path, Any]:
+    """A temp dir, the tree copied into it (`copy_tree`) and an engine on it, fully indexed (its own
+    database beside the copy, nothing written into the real tree)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    tree = work / "tree"
+    copy_tree(src, tree)
+    engine = trifecta.open(tree, db_path=str(work / "index.db"))
+    started = time.perf_counter()
+    engine.index(full=True)
+    print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return work, tree, engine
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else 0.0
@@ -192,13 +205,7 @@ def main() -> int:
 
         references._PARSED_FILE_LIMIT = args.jedi_parse_limit  # noqa: SLF001 - jedi has no setting for it
 
-    work = Path(tempfile.mkdtemp(prefix="callers-jedi-"))
-    tree = work / "tree"
-    copy_tree(Path(args.tree), tree)
-    engine = trifecta.open(tree, db_path=str(work / "index.db"))
-    started = time.perf_counter()
-    engine.index(full=True)
-    print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    work, tree, engine = indexed_copy(Path(args.tree), "callers-jedi-")
     project = jedi.Project(
         str(tree), sys_path=[str(tree)], smart_sys_path=False, load_unsafe_extensions=False
     )

@@ -35,16 +35,13 @@ import re
 import shutil
 import sys
 import sysconfig
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import trifecta
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callers_vs_jedi import copy_tree, every_hit, pick_symbols, python_uri  # noqa: E402 - the bench folder is no package
-from callers_vs_tsserver import Tally, report, timings  # noqa: E402
+from callers_vs_jedi import every_hit, indexed_copy, pick_symbols, python_uri  # noqa: E402 - the bench folder is no package
+from callers_vs_tsserver import Tally, report, timings, warm_references  # noqa: E402
 
 _IMPORT = re.compile(r"\s*(from\s+\S+\s+)?import\b")
 # what a project config says: the copy is the code, checked loosely (references need no diagnostics)
@@ -114,13 +111,11 @@ def seed_rows(
         line_text = text.split("\n")[symbol.def_line - 1]
         column = line_text.find(symbol.name, line_text.find("def ") + 4)
         try:
-            server.references(path, text, symbol.def_line, column)  # the first ask reads the files it needs
-            t = time.perf_counter()
-            refs = server.references(path, text, symbol.def_line, column)
+            refs, ms = warm_references(server, path, text, symbol.def_line, column)
         except Exception as exc:  # noqa: BLE001 - counted, never fatal
             rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
             continue
-        server_ms.append((time.perf_counter() - t) * 1000)
+        server_ms.append(ms)
         theirs: set[tuple[str, int]] = set()
         calls: set[tuple[str, int]] = set()
         for ref in refs:
@@ -174,13 +169,7 @@ def main() -> int:
 
     from trifecta.infrastructure.lsp_client import StdioLanguageServer
 
-    work = Path(tempfile.mkdtemp(prefix="callers-pyright-"))
-    tree = work / "tree"
-    copy_tree(Path(args.tree), tree)
-    engine = trifecta.open(tree, db_path=str(work / "index.db"))
-    started = time.perf_counter()
-    engine.index(full=True)
-    print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    work, tree, engine = indexed_copy(Path(args.tree), "callers-pyright-")
     config = dict(_CONFIG)
     if not args.stdlib_stubs:
         keep = {k.strip() for k in args.keep_stubs.split(",") if k.strip()}
