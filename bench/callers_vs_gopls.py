@@ -127,17 +127,15 @@ def main() -> int:
             direct = {(h["path"], h["line"]) for h in sure if "related" not in h}
             text = (tree / path).read_text(errors="replace")
             column = _name_column(text.split("\n")[symbol.def_line - 1], symbol.name)
-            try:
-                refs, ms = warm_references(server, path, text, symbol.def_line, column)
-            except Exception as exc:  # noqa: BLE001 - counted, never fatal
-                rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
+            asked = warm_references(server, path, text, symbol.def_line, column)
+            if isinstance(asked, str):
+                rows.append({"uri": uri, "error": asked})
                 continue
+            refs, ms = asked
             server_ms.append(ms)
             theirs: set[tuple[str, int]] = set()
             calls: set[tuple[str, int]] = set()
             for ref in refs:
-                if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
-                    continue
                 theirs.add((ref.path, ref.line))
                 source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
                 if re.match(r"\s*(\[[^()]*\])?\s*\(", source[ref.character + len(symbol.name) :]):

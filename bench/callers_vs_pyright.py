@@ -110,17 +110,15 @@ def seed_rows(
         text = (tree / path).read_text(errors="replace")
         line_text = text.split("\n")[symbol.def_line - 1]
         column = line_text.find(symbol.name, line_text.find("def ") + 4)
-        try:
-            refs, ms = warm_references(server, path, text, symbol.def_line, column)
-        except Exception as exc:  # noqa: BLE001 - counted, never fatal
-            rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
+        asked = warm_references(server, path, text, symbol.def_line, column)
+        if isinstance(asked, str):
+            rows.append({"uri": uri, "error": asked})
             continue
+        refs, ms = asked
         server_ms.append(ms)
         theirs: set[tuple[str, int]] = set()
         calls: set[tuple[str, int]] = set()
         for ref in refs:
-            if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
-                continue
             source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
             if _IMPORT.match(source) or source[ref.character - 1 : ref.character] in ("'", '"'):
                 continue  # an import, or the name as a string: `__all__ = ["join", ...]` exports it

@@ -111,13 +111,20 @@ class Tally:
         }
 
 
-def warm_references(server: Any, path: str, text: str, line: int, column: int) -> tuple[list[Any], float]:
-    """The server's references at a position, asked twice: the first ask loads what the server needs (the
-    project, the packages, the files holding the name), the second is the one timed (ms)."""
-    server.references(path, text, line, column)
-    started = time.perf_counter()
-    refs = server.references(path, text, line, column)
-    return refs, (time.perf_counter() - started) * 1000
+def warm_references(
+    server: Any, path: str, text: str, line: int, column: int
+) -> tuple[list[Any], float] | str:
+    """The server's references at a definition's name inside the tree, but the definition's own line, and
+    the ms the ask took; or what went wrong (a row's error: never fatal). Asked twice: the first ask loads
+    what the server needs (the project, the packages, the files holding the name), the second is timed."""
+    try:
+        server.references(path, text, line, column)
+        started = time.perf_counter()
+        refs = server.references(path, text, line, column)
+    except Exception as exc:  # noqa: BLE001 - counted, never fatal
+        return f"server: {type(exc).__name__}: {exc}"[:200]
+    ms = (time.perf_counter() - started) * 1000
+    return [r for r in refs if r.in_segment and not (r.path == path and r.line == line)], ms
 
 
 def timings(second: list[float], first: list[float], server_ms: list[float]) -> dict[str, float]:
@@ -214,17 +221,15 @@ def main() -> int:
             text = (tree / path).read_text(errors="replace")
             found = re.search(rf"\b{re.escape(symbol.name)}\b", text.split("\n")[symbol.def_line - 1])
             column = found.start() if found else 0
-            try:
-                refs, ms = warm_references(server, path, text, symbol.def_line, column)
-            except Exception as exc:  # noqa: BLE001 - counted, never fatal
-                rows.append({"uri": uri, "error": f"server: {type(exc).__name__}: {exc}"[:200]})
+            asked = warm_references(server, path, text, symbol.def_line, column)
+            if isinstance(asked, str):
+                rows.append({"uri": uri, "error": asked})
                 continue
+            refs, ms = asked
             server_ms.append(ms)
             theirs: set[tuple[str, int]] = set()
             calls: set[tuple[str, int]] = set()
             for ref in refs:
-                if not ref.in_segment or (ref.path == path and ref.line == symbol.def_line):
-                    continue
                 source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
                 if _IMPORT_OR_EXPORT.match(source) or ref.line in list_lines(tree / ref.path):
                     continue
