@@ -1533,7 +1533,10 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     if edge.alias == LOCAL:  # a parameter or a variable of the calling scope: no definition of the name
         return Resolved(resolution=Resolution.UNRESOLVED, reason="local")
     found, by_place = _callables(segment, edge.name)
-    by_import = _through_import(parts, ctx, segment)
+    # `pdb = Pdb(); pdb.set_trace()` in a function of pdb.py, whose `main()` does `import pdb`: not that import
+    by_import = (
+        _through_import(parts, ctx, segment) if _binds_in(ctx.imports.get(parts[0]), edge.caller) else None
+    )
     if by_import is not None:
         if len(parts) < 2 and not by_import.targets and ctx.path.endswith(_PYTHON_SUFFIXES):
             # `try: from _statistics import f` / `except ImportError: pass` over the module's own `def f`:
@@ -1635,8 +1638,16 @@ def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
     out: dict[str, Edge] = {}
     for e in edges:
         if e.kind is EdgeKind.IMPORT and e.alias:
+            if e.caller and (bound := out.get(e.alias)) is not None and not bound.caller:
+                continue  # `import pdb` in `main()` binds a local there: the module's own import stays
             out[e.alias] = e
     return out
+
+
+def _binds_in(imp: Edge | None, caller: str) -> bool:
+    """Whether an import binds its name where ``caller`` reads it: a module-level import everywhere, one
+    inside a function in that function and the functions nested in it."""
+    return imp is None or not imp.caller or caller == imp.caller or caller.startswith(f"{imp.caller}.")
 
 
 def star_imports(edges: Sequence[Edge]) -> tuple[Edge, ...]:

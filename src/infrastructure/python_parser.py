@@ -899,6 +899,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     typed((where, node.target.id), name)
                     if where in classes:  # `flags: Flags` in a class body (PEP 526, dataclass, NamedTuple)
                         typed((where, f"self.{node.target.id}"), name)  # types the instances' field
+            elif type(node.target) is attribute_t and type(node.target.value) is name_t:
+                # `self._task: Optional[tasks.Task] = None` in a method: the field's declared class
+                where = owner[node.lineno]
+                key = (class_of(where), f"{node.target.value.id}.{node.target.attr}")
+                for name in _annotation_types(node.annotation):
+                    typed(key, name)
         elif kind is def_t or kind is async_def_t:
             if namespaces:
                 for decorator in node.decorator_list:  # `@functools.lru_cache`: called with the function

@@ -1,6 +1,6 @@
-"""Python receivers typed through class-body fields, a variable's field, a local that shadows an import,
-and bare calls that never reach the class: a small package written to a tmp folder, indexed into a real
-SQLite file through the facade."""
+"""Python receivers typed through class-body fields, fields annotated in a method, a variable's field, a local
+that shadows an import (one a function makes, or another function's import), and bare calls that never reach
+the class: a small package written to a tmp folder, indexed into a real SQLite file through the facade."""
 
 from __future__ import annotations
 
@@ -71,6 +71,40 @@ if __name__ == "__main__":
     import tool
     tool.main()
 """,
+    "pkg/runner.py": """\
+from typing import Optional
+
+
+class Task:
+    def uncancel(self):
+        return 0
+
+
+class Timeout:
+    def __init__(self):
+        self._task: Optional[Task] = None
+
+    def start(self, make):
+        self._task = make()
+
+    def stop(self):
+        return self._task.uncancel()
+""",
+    "pkg/debug.py": """\
+class Debugger:
+    def set_trace(self):
+        return 1
+
+
+def set_trace():
+    debug = Debugger()
+    debug.set_trace()
+
+
+def main():
+    from pkg import debug
+    debug.set_trace()
+""",
 }
 
 
@@ -115,3 +149,20 @@ def test_a_local_that_shadows_an_import_is_typed_and_a_bare_call_never_reaches_t
     ]
     assert callers(engine, "sym://python/type/pkg/tool/Tool#dup") == []
     assert engine.definition("pkg/tool.py", 6).to_dict()["data"]["resolution"] != "exact"
+
+
+def test_a_field_annotated_in_a_method_is_typed_by_its_annotation(engine: trifecta.Engine) -> None:
+    # `self._task: Optional[Task] = None` in `__init__`, then `self._task = make()` of no known class
+    assert callers(engine, "sym://python/type/pkg/runner/Task#uncancel") == [
+        ("pkg/runner.py", 17, "Timeout.stop", "exact"),
+    ]
+
+
+def test_an_import_inside_a_function_binds_its_name_in_that_function_only(engine: trifecta.Engine) -> None:
+    # `main()`'s `from pkg import debug` is not the `debug` that `set_trace()` makes: a `Debugger`
+    assert callers(engine, "sym://python/type/pkg/debug/Debugger#set_trace") == [
+        ("pkg/debug.py", 8, "set_trace", "exact"),
+    ]
+    assert callers(engine, "sym://python/type/pkg/debug/set_trace") == [
+        ("pkg/debug.py", 13, "main", "import"),
+    ]
