@@ -7,7 +7,8 @@
 
 The tree is copied to a temp dir and indexed there. For N random functions and methods (constructors left
 out) of the .ts files (declaration files left out), it asks `engine.callers(uri, limit=500)` twice (the first
-ask and the second, as in callers_vs_jedi.py) and the server's `textDocument/references` at the definition's
+ask and the second, as in callers_vs_jedi.py; an answer the byte budget cut is read on through its next
+action's `--offset`, as an agent reads on, unless `--no-pages`) and the server's `textDocument/references` at the definition's
 name (declaration excluded), through Trifecta's own LSP adapter, and compares the (path, line) sets inside the
 tree:
 
@@ -42,6 +43,9 @@ from pathlib import Path
 from typing import Any
 
 import trifecta
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from callers_vs_jedi import every_hit  # noqa: E402 - the bench folder is no package
 
 _IMPORT_OR_EXPORT = re.compile(r"\s*(import\b|export\s*(\*|\{[^}]*\}\s*from|\{))")
 # an import or export list written over several lines (`import {\n  a,\n  b\n} from "./x"`): its lines
@@ -158,6 +162,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--json", default="")
+    ap.add_argument(
+        "--no-pages",
+        dest="pages",
+        action="store_false",
+        help="count the first answer's hits only (by default the pages after an answer the byte budget cut "
+        "are read too, through its next action's --offset, as an agent reads on)",
+    )
     args = ap.parse_args()
     if args.server_bin:
         os.environ["PATH"] = f"{Path(args.server_bin).resolve()}{os.pathsep}{os.environ['PATH']}"
@@ -203,9 +214,12 @@ def main() -> int:
             t = time.perf_counter()
             response = engine.callers(str(uri), limit=500).to_dict()
             second.append((time.perf_counter() - t) * 1000)
-            sure = [
-                h for h in (response["data"] or {}).get("hits", []) if h["resolution"] in ("exact", "import")
-            ]
+            hits = (
+                every_hit(engine, str(uri), 500, response)
+                if args.pages
+                else (response["data"] or {}).get("hits", [])
+            )
+            sure = [h for h in hits if h["resolution"] in ("exact", "import")]
             # a URI several definitions share (a nested `const loop = ...` in many functions of a file, a
             # class expression's member) selects one: the server is asked about that one
             selected = (response["data"] or {}).get("range", {}).get("start_line")
