@@ -59,6 +59,7 @@ from ..domain.calls import (
     Segment,
     accessor_receiver,
     accessor_uses,
+    binds_in,
     bound_imports,
     callee_parts,
     calls_target,
@@ -450,7 +451,9 @@ class CallGraph:
             names=sorted({symbol.name, *aliases}),
             kinds=[EdgeKind.CALL, EdgeKind.REFERENCE, *([EdgeKind.DOC] if docs else [])],
         )
-        if symbol.kind in (SymbolKind.FUNCTION, SymbolKind.MACRO):
+        written = calls
+        function = symbol.kind in (SymbolKind.FUNCTION, SymbolKind.MACRO)
+        if function:
             # a typed receiver reaches members of classes only: no need to work out what `x` is in `x.f()`
             calls = [
                 (p, attrs.evolve(e, alias="")) if e.alias and e.alias != LOCAL else (p, e) for p, e in calls
@@ -461,6 +464,14 @@ class CallGraph:
             uses = {id(e) for _, e in found_uses}
             calls = calls + found_uses
         calling = self._calling_contexts(calls)
+        if function:  # but where `x`'s import binds it in another function only, the typed `x` is no module
+            calls = [
+                (p, w)
+                if e is not w
+                and not binds_in(calling[p].imports.get((callee_parts(w.text) or [""])[0]), w.caller)
+                else (p, e)
+                for (p, e), (_, w) in zip(calls, written, strict=False)
+            ] + calls[len(written) :]
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or
             # hands a callback (`f((x) => x.m())`)
             # `x.f()[0]`: an item of what `f` returns

@@ -1533,9 +1533,13 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     if edge.alias == LOCAL:  # a parameter or a variable of the calling scope: no definition of the name
         return Resolved(resolution=Resolution.UNRESOLVED, reason="local")
     found, by_place = _callables(segment, edge.name)
-    # `pdb = Pdb(); pdb.set_trace()` in a function of pdb.py, whose `main()` does `import pdb`: not that import
+    # `pdb = Pdb(); pdb.set_trace()` in a function of pdb.py, whose `main()` does `import pdb`: the variable
+    # the walk typed, not that import (a name of no known type keeps the file's import of it: several
+    # functions may each import it, and only the last is kept)
     by_import = (
-        _through_import(parts, ctx, segment) if _binds_in(ctx.imports.get(parts[0]), edge.caller) else None
+        _through_import(parts, ctx, segment)
+        if not edge.alias or binds_in(ctx.imports.get(parts[0]), edge.caller)
+        else None
     )
     if by_import is not None:
         if len(parts) < 2 and not by_import.targets and ctx.path.endswith(_PYTHON_SUFFIXES):
@@ -1644,7 +1648,7 @@ def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
     return out
 
 
-def _binds_in(imp: Edge | None, caller: str) -> bool:
+def binds_in(imp: Edge | None, caller: str) -> bool:
     """Whether an import binds its name where ``caller`` reads it: a module-level import everywhere, one
     inside a function in that function and the functions nested in it."""
     return imp is None or not imp.caller or caller == imp.caller or caller.startswith(f"{imp.caller}.")

@@ -280,6 +280,7 @@ _CHILDREN: dict[
     type, str | Callable[[Any], tuple[Any, ...]]
 ] = {}  # per node type: its fields that may hold nodes
 MAX_CALL_CHAIN = 3  # `a.make().copy().fix()`: the longest receiver type kept
+MAX_NARROWED = 3  # `isinstance(x, (A, B, C))`: the most classes a test narrows a name to
 MAX_ITEMS = 4  # `return a, b`: the tuple items a function's return records (their classes), by position
 _MADE = ("()", "]")  # a type that is a call's value (`f()`) or one of its items (`f()[0]`)
 _SELF_TYPE = "(self)"  # what `return self` / `-> Self` returns: the instance's own class
@@ -296,6 +297,50 @@ _LEAVES = frozenset({type(None), str, bytes, int, float, complex, bool, type(...
 _WANTED = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.For, ast.AsyncFor, ast.Import,
                      ast.ImportFrom, ast.Return, ast.FunctionDef, ast.AsyncFunctionDef, ast.comprehension, ast.withitem, ast.NamedExpr,
                      ast.ExceptHandler, ast.Global})  # fmt: skip
+
+
+def _narrowing(test: ast.expr) -> tuple[str, str] | None:
+    """(name, its classes) a test proves when true: `isinstance(x, C)`, `isinstance(x, (A, B))`,
+    `type(x) is C`, either side of an `and` holding one; None for other tests or a class of no name."""
+    kind = type(test)
+    if kind is ast.BoolOp and type(test.op) is ast.And:  # type: ignore[attr-defined]
+        return next((n for n in map(_narrowing, test.values) if n is not None), None)  # type: ignore[attr-defined]
+    if kind is ast.Call:
+        func, args = test.func, test.args  # type: ignore[attr-defined]
+        if (
+            type(func) is not ast.Name
+            or func.id != "isinstance"
+            or len(args) != 2
+            or type(args[0]) is not ast.Name
+        ):
+            return None
+        name, classes = args[0].id, args[1]
+    elif kind is ast.Compare:
+        left, ops = test.left, test.ops  # type: ignore[attr-defined]
+        if (
+            len(ops) != 1
+            or type(ops[0]) is not ast.Is
+            or type(left) is not ast.Call
+            or type(left.func) is not ast.Name
+            or left.func.id != "type"
+            or len(left.args) != 1
+            or type(left.args[0]) is not ast.Name
+        ):
+            return None
+        name, classes = left.args[0].id, test.comparators[0]  # type: ignore[attr-defined]
+    else:
+        return None
+    items = classes.elts if type(classes) is ast.Tuple else [classes]
+    names = [_type_name(item) for item in items[:MAX_NARROWED]]
+    if len(items) > MAX_NARROWED or not all(names):
+        return None
+    return name, "|".join(names)
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    """Whether a block ends by leaving the function (`return`, `raise`): what follows runs only when its
+    test was false."""
+    return bool(body) and type(body[-1]) in (ast.Return, ast.Raise)
 
 
 def _parameter_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
@@ -480,6 +525,9 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
     module_variables: list[str] = []  # the names module-level statements assign
     class_params: dict[str, str] = {}  # a classmethod -> its first parameter, when not `cls` (`klass`)
     defs_of: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # a function's qualified name -> its def
+    # (scope, name) -> (first line, last line, classes) where an `isinstance` test holds (`if` body, or after
+    # `assert isinstance(x, C)` / `if not isinstance(x, C): return` to the function's end)
+    narrowed: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
     call_t, assign_t, ann_t, arg_t, name_t = ast.Call, ast.Assign, ast.AnnAssign, ast.arg, ast.Name
     starred_t, constant_t = ast.Starred, ast.Constant
     attribute_t, return_t, def_t, async_def_t = (
@@ -640,6 +688,32 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 assigned.add((where, node.id))
             elif type(node) is ast.Tuple or type(node) is ast.List:
                 todo.extend(node.elts)
+
+    def narrow(found: tuple[str, str] | None, where: str, first: int, last: int) -> None:
+        if found is not None and first <= last:
+            narrowed.setdefault((where, found[0]), []).append((first, last, found[1]))
+
+    def narrow_if(node: ast.If) -> None:
+        """`if isinstance(x, C):` types x as a C in its body (`if not ...:` in its `else`)."""
+        test, body, orelse = node.test, node.body, node.orelse
+        negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+        block = orelse if negated else body
+        if block:
+            found = _narrowing(test.operand if negated else test)  # type: ignore[attr-defined]
+            narrow(found, owner[node.lineno], block[0].lineno, block[-1].end_lineno or block[-1].lineno)
+
+    def narrow_after(node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """The function's own statements `assert isinstance(x, C)` and `if not isinstance(x, C): return`
+        type x as a C from there to the function's end."""
+        where, last = owner[node.lineno], node.end_lineno or node.lineno
+        for statement in node.body:
+            kind = type(statement)
+            if kind is ast.Assert:
+                narrow(_narrowing(statement.test), where, statement.lineno, last)  # type: ignore[attr-defined]
+            elif kind is ast.If:
+                test = statement.test  # type: ignore[attr-defined]
+                if type(test) is ast.UnaryOp and type(test.op) is ast.Not and _exits(statement.body):  # type: ignore[attr-defined]
+                    narrow(_narrowing(test.operand), where, (statement.end_lineno or 0) + 1, last)
 
     node: Any
     class_shorts = {q.rsplit(".", 1)[-1] for q in classes}
@@ -842,9 +916,17 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             push(node.value)
             continue
         if kind is if_t:
-            push(node.test)
+            test = node.test
+            push(test)
             extend(node.body)
             extend(node.orelse)
+            if (
+                type(test) is call_t
+                or type(test) is ast.UnaryOp
+                or type(test) is ast.BoolOp
+                or (type(test) is compare_t and type(test.left) is call_t)
+            ):
+                narrow_if(node)
             continue
         if kind is compare_t:
             push(node.left)
@@ -911,6 +993,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                     if type(decorator) is attribute_t and _module_function(decorator, namespaces, methods):
                         add_value(decorator)
             defs_of[owner[node.lineno]] = node  # its parameters' positions and defaults, read when asked
+            narrow_after(node)
             if node.decorator_list or node.name == "__new__":
                 first = node.args.posonlyargs or node.args.args
                 if first and first[0].arg != "cls" and (node.name == "__new__" or _is_classmethod(node)):
@@ -1242,6 +1325,12 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 else:
                     memo = receivers.get((caller, variable))  # `receiver_type`'s memo, read here: a third
                     receiver = receiver_type(caller, variable) if memo is None else memo  # ask again
+                if narrowed and (spans := narrowed.get((caller, variable))):
+                    # the innermost `isinstance` test around the call that holds there
+                    receiver = max(
+                        ((first, t) for first, last, t in spans if first <= line <= last),
+                        default=(0, receiver),
+                    )[1]
             else:
                 text = _callee(func)
                 dots = text.count(".")

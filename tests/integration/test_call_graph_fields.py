@@ -90,6 +90,40 @@ class Timeout:
     def stop(self):
         return self._task.uncancel()
 """,
+    "pkg/shapes.py": """\
+class Shape:
+    def area(self):
+        return 0
+
+
+class Square(Shape):
+    def side(self):
+        return 1
+
+
+class Circle(Shape):
+    def radius(self):
+        return 1
+
+
+def describe(shape):
+    if isinstance(shape, Square):
+        return shape.side()
+    elif isinstance(shape, (Circle, Square)):
+        return shape.area()
+    return shape.radius()
+
+
+def checked(shape):
+    assert isinstance(shape, Circle)
+    return shape.radius()
+
+
+def guarded(shape):
+    if not isinstance(shape, Square):
+        raise TypeError(shape)
+    return shape.side()
+""",
     "pkg/debug.py": """\
 class Debugger:
     def set_trace(self):
@@ -165,4 +199,19 @@ def test_an_import_inside_a_function_binds_its_name_in_that_function_only(engine
     ]
     assert callers(engine, "sym://python/type/pkg/debug/set_trace") == [
         ("pkg/debug.py", 13, "main", "import"),
+    ]
+
+
+def test_an_isinstance_test_types_the_name_where_it_holds(engine: trifecta.Engine) -> None:
+    # the `if` body, an `assert isinstance`, and what follows `if not isinstance(...): raise`
+    assert callers(engine, "sym://python/type/pkg/shapes/Square#side") == [
+        ("pkg/shapes.py", 18, "describe", "exact"),
+        ("pkg/shapes.py", 32, "guarded", "exact"),
+    ]
+    assert callers(engine, "sym://python/type/pkg/shapes/Shape#area") == [
+        ("pkg/shapes.py", 20, "describe", "exact"),  # `(Circle, Square)`: both inherit it
+    ]
+    # line 21 is outside every test: `shape` is of no known class there
+    assert callers(engine, "sym://python/type/pkg/shapes/Circle#radius") == [
+        ("pkg/shapes.py", 26, "checked", "exact"),
     ]
