@@ -1157,6 +1157,8 @@ def _field_classes(cls: Candidate, field: str, segment: Segment, *, element: boo
         key = (current.path, f"{current.qualname}.{field}")
         texts = [t.removeprefix("#field ") for t in typed.get(key, ()) if t.startswith("#field ")]
         if not texts and key in typed and _is_property(key, segment):
+            if not element and key[0].endswith(_PYTHON_SUFFIXES):
+                return _property_classes(cls, field, typed[key], segment)
             texts = [t for t in typed[key] if not t.startswith("#")]  # `@property def buffer`: its return
         where = segment.context_of(current.path)
         if texts and where is not None:
@@ -1170,6 +1172,27 @@ def _field_classes(cls: Candidate, field: str, segment: Segment, *, element: boo
                 )
             )
     return []
+
+
+def _property_classes(cls: Candidate, name: str, texts: Sequence[str], segment: Segment) -> list[Candidate]:
+    """What ``@property def name`` returns (its RETURN edges' ``texts``) read on an instance of ``cls``, which
+    defines it or inherits it: ``return self`` gives ``cls``, and so does a method's ``return self`` it
+    returns the call of (``return self._from_parsed_parts(...)``: `Path().parent` is a `Path`)."""
+    where = segment.context_of(cls.path) if segment.context_of is not None else None
+    if where is None:
+        return []
+    found: list[Candidate] = []
+    for text in texts:
+        if text.startswith("#self "):
+            found.append(cls)
+        elif text.startswith("#"):
+            continue
+        elif text.startswith("self.") and text.endswith("()") and text.count(".") == 1:
+            # the method as `cls` reaches it: what it returns of `self` is a `cls`
+            found.extend(_returned_classes(f"{cls.qualname}.{text[5:]}", cls.qualname, where, segment))
+        else:
+            found.extend(_value_classes(text, f"{cls.qualname}.{name}", where, segment))
+    return list(dict.fromkeys(found))
 
 
 _PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})

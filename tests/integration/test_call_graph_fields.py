@@ -124,6 +124,27 @@ def guarded(shape):
         raise TypeError(shape)
     return shape.side()
 """,
+    "pkg/paths.py": """\
+class PurePath:
+    @classmethod
+    def _make(cls, parts):
+        self = object.__new__(cls)
+        return self
+
+    @property
+    def parent(self):
+        if not self:
+            return self
+        return self._make(1)
+
+
+class Path(PurePath):
+    def stat(self):
+        return 1
+
+    def is_mount(self):
+        return self.parent.stat()
+""",
     "pkg/debug.py": """\
 class Debugger:
     def set_trace(self):
@@ -214,4 +235,11 @@ def test_an_isinstance_test_types_the_name_where_it_holds(engine: trifecta.Engin
     # line 21 is outside every test: `shape` is of no known class there
     assert callers(engine, "sym://python/type/pkg/shapes/Circle#radius") == [
         ("pkg/shapes.py", 26, "checked", "exact"),
+    ]
+
+
+def test_a_property_that_returns_self_is_of_the_class_it_is_read_on(engine: trifecta.Engine) -> None:
+    # `parent` returns `self` or `self._make()` (a classmethod's `return self`): on a Path, a Path
+    assert callers(engine, "sym://python/type/pkg/paths/Path#stat") == [
+        ("pkg/paths.py", 19, "Path.is_mount", "exact"),
     ]
