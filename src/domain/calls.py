@@ -1320,14 +1320,22 @@ def _parameter_classes(text: str, ctx: FileContext, segment: Segment) -> list[Ca
 
 def _imported_variable_classes(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
     """The classes of a module-level variable a ``from`` import of the file binds (``from ._policybase
-    import compat32`` with ``compat32 = Compat32()`` there: its RETURN edge, alias "var")."""
-    imp = ctx.imports.get(name)
-    if imp is None or not imp.name or segment.returns is None or segment.context_of is None:
+    import compat32`` with ``compat32 = Compat32()`` there: its RETURN edge, alias "var"), or one read from a
+    module the file imports (``loader.defaultTestLoader`` with ``from . import loader``)."""
+    head, _, variable = name.partition(".")
+    imp = ctx.imports.get(head)
+    if imp is None or "." in variable or segment.returns is None or segment.context_of is None:
         return []
     spec, exact = module_spec(imp.text, ctx)
+    if variable:  # the module is the import's own member, if it names one (`from . import loader`)
+        spec = (*spec, imp.name) if imp.name else spec
+    elif imp.name:
+        variable = imp.name
+    else:
+        return []
     found: list[Candidate] = []
-    for (path, qualname), texts in segment.returns(imp.name).items():
-        where = segment.context_of(path) if qualname == imp.name else None
+    for (path, qualname), texts in segment.returns(variable).items():
+        where = segment.context_of(path) if qualname == variable else None
         if where is None or not _module_score(where.module, spec, exact, _partial(imp.text)):
             continue
         for text in texts:

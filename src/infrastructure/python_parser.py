@@ -1052,7 +1052,7 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         """``(param)F:p@i``: the untyped parameter ``p`` of ``F``, which a call passes at position ``i`` (after
         ``self``; no ``@i`` for a keyword-only one), and ``=T`` when its default is of a known class: a
         constructor call, a typed module-level variable of the file, a variable a ``from`` import binds
-        (typed in its module)."""
+        or one read from an imported module (``loader.defaultTestLoader``), typed in its module."""
         node = defs_of.get(function)
         default: ast.expr | None = None
         position = ""
@@ -1089,6 +1089,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
         elif type(default) is call_t:
             made = made_by(default)
             text = made if not made.endswith(_MADE) else ""
+        elif (
+            type(default) is attribute_t
+            and type(default.value) is name_t
+            and default.value.id in namespaces
+            and not _is_class_name(default.attr)
+        ):
+            text = f"{default.value.id}.{default.attr}"  # `testLoader=loader.defaultTestLoader`: typed there
         return f"{PARAMETER}{function}:{param}{position}" + (f"={text}" if text and "|" not in text else "")
 
     for key, source in copies:

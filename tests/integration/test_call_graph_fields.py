@@ -145,6 +145,25 @@ class Path(PurePath):
     def is_mount(self):
         return self.parent.stat()
 """,
+    "pkg/loading.py": """\
+class Loader:
+    def load_names(self, names):
+        return names
+
+
+default_loader = Loader()
+""",
+    "pkg/program.py": """\
+from pkg import loading
+
+
+class Program:
+    def __init__(self, loader=loading.default_loader):
+        self.loader = loader
+
+    def run(self):
+        return self.loader.load_names(["a"])
+""",
     "pkg/debug.py": """\
 class Debugger:
     def set_trace(self):
@@ -242,4 +261,11 @@ def test_a_property_that_returns_self_is_of_the_class_it_is_read_on(engine: trif
     # `parent` returns `self` or `self._make()` (a classmethod's `return self`): on a Path, a Path
     assert callers(engine, "sym://python/type/pkg/paths/Path#stat") == [
         ("pkg/paths.py", 19, "Path.is_mount", "exact"),
+    ]
+
+
+def test_a_parameter_defaulting_to_another_modules_variable_is_typed_by_it(engine: trifecta.Engine) -> None:
+    # `loader=loading.default_loader`, with `default_loader = Loader()` in pkg/loading.py
+    assert callers(engine, "sym://python/type/pkg/loading/Loader#load_names") == [
+        ("pkg/program.py", 9, "Program.run", "exact"),
     ]
