@@ -1100,11 +1100,11 @@ def _sure_callees(
     RETURN edges are its type's)."""
     inner = Edge(kind=EdgeKind.CALL, caller=caller, line=0, column=0, name=parts[-1], text=callee)
     resolved = resolve_call(inner, ctx, segment)
-    if resolved.resolution in _SURE:
+    if resolved.resolution in _SURE and (resolved.targets or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES)):
         return list(resolved.targets)
     if resolved.reason == "local" or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
         return []
-    if len(parts) == 1:
+    if len(parts) == 1 and parts[0] not in ctx.imports:
         return [
             c
             for c in segment.lookup(parts[0])

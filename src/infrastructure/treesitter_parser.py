@@ -30,6 +30,7 @@ import time
 import tomllib
 import warnings
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from importlib import resources
 
 import attrs
@@ -434,6 +435,7 @@ def _edges(
     pending: list[tuple[int, dict[str, list[ts.Node]]]] = []  # names read as values
     declared_at: dict[int, ts.Node] = {}  # a typed variable's start byte -> its declaration
     type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
+    narrowed: set[int] = set()  # the typed variables an `if` narrows in its branch (`_narrowings`)
     for pattern, captures in matches:
         if pattern in calls:  # a pattern of a call's captures only (most matches): the call's branch below
             if "call.name" not in captures:  # the callee captured whole (TypeScript's, JavaScript's)
@@ -489,6 +491,13 @@ def _edges(
                     _text(captures["typed.name"][0]),
                     f"{callee}()#{_position(arrow)}.{j}",
                 )
+            continue
+        if "narrow.block" in captures:  # `if (isMap(x)) {...}`, `if (x instanceof C)`: x's type in the branch
+            block = captures["narrow.block"][0]
+            for name_node, type_text in _narrowings(captures["narrow.condition"][0]):
+                typed[name_node.start_byte] = (_text(name_node), type_text)
+                declared_at[name_node.start_byte] = block  # (its range: the branch's)
+                narrowed.add(name_node.start_byte)
             continue
         if "typed.range" in captures and "typed.name" in captures:  # Go: `for _, sub := range c.commands`
             node = captures["reference.typed"][0]
@@ -632,8 +641,12 @@ def _edges(
 
     types: dict[tuple[str, str], str] = {}
     typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
+    narrowed_in: list[tuple[int, str]] = []
     for start, scope in zip(sorted(typed), typed_scopes, strict=True):
         variable, type_text = typed[start]
+        if start in narrowed:  # only in its branch: never the scope's type
+            narrowed_in.append((start, scope))
+            continue
         if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
             # the class, or the definition's scope
             scope = (
@@ -645,7 +658,14 @@ def _edges(
         if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
             # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
             types[(scope, variable)] = type_text
-    local_types = _local_types(typed, declared_at)
+    for start, scope in narrowed_in:
+        variable, type_text = typed[start]
+        declared = _receiver_type(types, chain(scope), variable) if _inferred(type_text) else ""
+        if declared and declared != type_text:
+            # `if (isStale(query))` with `query: Query`: a call that may be no type predicate (its RETURN
+            # edges say, when asked) keeps the declared type too
+            typed[start] = (variable, f"{type_text}|{declared}")
+    local_types = _local_types(typed, declared_at, narrowed)
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
 
@@ -899,6 +919,45 @@ def _values(
         )
 
 
+def _narrowings(condition: ts.Node) -> list[tuple[ts.Node, str]]:
+    """The variables an `if`'s condition narrows in its branch, each with its type there: `isMap()` (what
+    the type predicate `isMap` narrows to: its RETURN edge, looked up when asked) of `isMap(x)`, `C` of `x
+    instanceof C`; both sides of `&&`; `isA()|isB()` of `isA(x) || isB(x)` (one variable on both sides).
+    None of a negation or anything else."""
+    while condition.type == "parenthesized_expression" and condition.named_child_count == 1:
+        condition = condition.named_children[0]
+    if condition.type == "call_expression":
+        callee = condition.child_by_field_name("function")
+        arguments = condition.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if (
+            callee is not None
+            and callee.type in ("identifier", "member_expression")
+            and first is not None
+            and first.type == "identifier"
+        ):
+            return [(first, _SPACES.sub("", _text(callee)) + "()")]
+        return []
+    if condition.type != "binary_expression":
+        return []
+    operator = condition.child_by_field_name("operator")
+    left, right = condition.child_by_field_name("left"), condition.child_by_field_name("right")
+    if operator is None or left is None or right is None:
+        return []
+    if operator.type == "instanceof":
+        if left.type == "identifier" and right.type in ("identifier", "member_expression"):
+            return [(left, _SPACES.sub("", _text(right)))]
+        return []
+    if operator.type == "&&":
+        return _narrowings(left) + _narrowings(right)
+    if operator.type == "||":
+        either, other = _narrowings(left), _narrowings(right)
+        names = {_text(v) for v, _ in either + other}
+        if either and other and len(names) == 1:
+            return [(either[0][0], "|".join(dict.fromkeys(t for _, t in either + other)))]
+    return []
+
+
 def _in_class(qualname: str, classes: set[str]) -> bool:
     """Whether a definition's qualified name is a member's of a class (what ``this.m()`` reads)."""
     parts = qualname.split(".")
@@ -1007,9 +1066,10 @@ class _Declarations(dict[str, list[tuple[int, int, int, str]]]):
 
     found = 0
 
-    def __init__(self, declared_at: dict[int, ts.Node]) -> None:
+    def __init__(self, declared_at: dict[int, ts.Node], narrowed: AbstractSet[int]) -> None:
         super().__init__()
         self._declared_at = declared_at
+        self._narrowed = narrowed  # declarations whose range is their node's own (an `if`'s branch)
         self._ranged: set[str] = set()
 
     def get(  # type: ignore[override]
@@ -1021,21 +1081,30 @@ class _Declarations(dict[str, list[tuple[int, int, int, str]]]):
             if key not in self._ranged:
                 self._ranged.add(key)
                 for i, (_, _, start, type_text) in enumerate(declarations):
-                    node = self._declared_at[start].parent
-                    while node is not None and node.type not in _FUNCTION_NODES:
+                    node: ts.Node | None = self._declared_at[start]
+                    # (a narrowing's node is its range: an `if`'s branch)
+                    if node is not None and start not in self._narrowed:
                         node = node.parent
+                        while node is not None and node.type not in _FUNCTION_NODES:
+                            node = node.parent
                     low, high = (node.start_byte, node.end_byte) if node is not None else (0, 1 << 62)
                     declarations[i] = (low, high, start, type_text)
                 declarations.sort()  # by the start of the function around: _local_type bisects
         return declarations
 
 
-def _local_types(typed: dict[int, tuple[str, str]], declared_at: dict[int, ts.Node]) -> _Declarations:
+def _local_types(
+    typed: dict[int, tuple[str, str]],
+    declared_at: dict[int, ts.Node],
+    narrowed: AbstractSet[int] = frozenset(),
+) -> _Declarations:
     """The variables the file declares more than once (`const observer = new QueryObserver()` in one test's
-    callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), each
-    declaration with the range of the function around it: (function start, end, declaration start, type)."""
+    callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), or that an
+    `if` narrows (``narrowed``: its branch is the declaration's range), each declaration with the range of
+    the function around it: (function start, end, declaration start, type)."""
     counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
-    out = _Declarations(declared_at)
+    counts.update(typed[start][0] for start in narrowed if start in typed)  # (once is enough)
+    out = _Declarations(declared_at, narrowed)
     for start, (variable, type_text) in typed.items():
         if counts[variable] >= 2 and not variable.startswith("this."):
             out.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)

@@ -135,6 +135,11 @@
   type: (type_annotation [(type_identifier) @typed.type (generic_type name: (_) @typed.type)
                           (nested_type_identifier) @typed.type])) @reference.typed
 
+; an `if` whose condition narrows a variable in its branch (`if (isObservableMap(obj)) obj.get(k)`, a type
+; predicate's call; `if (x instanceof C)`): the condition and the branch captured whole, read by
+; treesitter_parser._narrowings
+(if_statement condition: (parenthesized_expression) @narrow.condition consequence: (_) @narrow.block) @reference.narrow
+
 ; a constructor's parameter property (`constructor(private scheduler: AsyncScheduler)`, `readonly type: AST`)
 ; types the field
 (required_parameter
@@ -190,6 +195,26 @@
                                  (readonly_type (array_type) @returns.type)
                                  (union_type [(type_identifier) @returns.type (generic_type name: (_) @returns.type)
                                               (array_type) @returns.type])])) @reference.returns
+
+; a type predicate (`function isMap(x: any): x is Map<any, any>`, a method's, an arrow function's, a constant's
+; cast to one: `const isObservableMap = make(...) as (thing: any) => thing is ObservableMap<any, any>`) returns
+; the type it narrows to: an `if` that calls it narrows its argument to that type (`_narrowings`)
+(function_declaration
+  return_type: (type_predicate_annotation (type_predicate type: [(type_identifier) @returns.type
+                                                                 (generic_type name: (_) @returns.type)
+                                                                 (nested_type_identifier) @returns.type]))) @reference.returns
+(method_definition
+  return_type: (type_predicate_annotation (type_predicate type: [(type_identifier) @returns.type
+                                                                 (generic_type name: (_) @returns.type)
+                                                                 (nested_type_identifier) @returns.type]))) @reference.returns
+(variable_declarator
+  name: (identifier) @returns.name
+  value: [(arrow_function return_type: (type_predicate_annotation (type_predicate type: [(type_identifier) @returns.type
+                                                                                       (generic_type name: (_) @returns.type)
+                                                                                       (nested_type_identifier) @returns.type])))
+          (as_expression (function_type return_type: (type_predicate type: [(type_identifier) @returns.type
+                                                                            (generic_type name: (_) @returns.type)
+                                                                            (nested_type_identifier) @returns.type])))] @reference.returns)
 
 ; `const f = (a: A): T => ...` (@returns.name: the variable, the definition the return is recorded for)
 (variable_declarator

@@ -1,0 +1,53 @@
+"""TypeScript receivers' types narrowed and worked out from other values: type predicates and `instanceof`
+in an `if`, over tests/fixtures/callgraph_ts_narrow indexed into a real SQLite file through the facade."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trifecta
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "callgraph_ts_narrow"
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[trifecta.Engine]:
+    repo = tmp_path_factory.mktemp("ts_narrow") / "repo"
+    shutil.copytree(FIXTURE, repo)
+    with trifecta.open(repo) as e:
+        e.index()
+        yield e
+
+
+def sure(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
+    """The callers resolved `exact` or `import`: (path, line, caller)."""
+    data = engine.callers(uri).to_dict()
+    assert data["status"] == "ok", data["errors"]
+    return [
+        (h["path"], h["line"], h["symbol"])
+        for h in data["data"]["hits"]
+        if h["resolution"] in ("exact", "import") and h["use"] != "declaration"
+    ]
+
+
+def test_a_type_predicate_or_instanceof_narrows_a_variable_in_the_if_branch(engine: trifecta.Engine) -> None:
+    # `if (isObservableMap(obj)) obj.has(k)`: `isObservableMap` a constant cast to `(thing: any) => thing is
+    # ObservableMap<any, any>`; `isObservableSet(thing: any): thing is ObservableSet<any>` a function; `obj:
+    # any` after the branches is neither; `thing: A | B` narrowed by `instanceof` is only the set
+    assert sure(engine, "sym://typescript/type/types/map/ObservableMap#has") == [
+        ("api/object.ts", 6, "has"),
+        ("api/object.ts", 25, "either"),  # `isStale(thing)` is no predicate: `thing: A | B` stands
+    ]
+    assert sure(engine, "sym://typescript/type/types/set/ObservableSet#has") == [
+        ("api/object.ts", 8, "has"),
+        ("api/object.ts", 22, "either"),
+        ("api/object.ts", 25, "either"),
+    ]
+    # `isObservableMap(obj) || obj instanceof ObservableMap`, read in a callback inside the branch; not after
+    assert sure(engine, "sym://typescript/type/types/map/ObservableMap#get") == [("api/object.ts", 15, "get")]
