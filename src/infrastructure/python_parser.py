@@ -689,6 +689,13 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             elif type(node) is ast.Tuple or type(node) is ast.List:
                 todo.extend(node.elts)
 
+    def narrowed_type(caller: str, variable: str, line: int) -> str:
+        """The classes the innermost `isinstance` test around the line that holds there gives the name."""
+        spans = narrowed.get((caller, variable))
+        if not spans:
+            return ""
+        return max(((first, t) for first, last, t in spans if first <= line <= last), default=(0, ""))[1]
+
     def narrow(found: tuple[str, str] | None, where: str, first: int, last: int) -> None:
         if found is not None and first <= last:
             narrowed.setdefault((where, found[0]), []).append((first, last, found[1]))
@@ -1332,12 +1339,8 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 else:
                     memo = receivers.get((caller, variable))  # `receiver_type`'s memo, read here: a third
                     receiver = receiver_type(caller, variable) if memo is None else memo  # ask again
-                if narrowed and (spans := narrowed.get((caller, variable))):
-                    # the innermost `isinstance` test around the call that holds there
-                    receiver = max(
-                        ((first, t) for first, last, t in spans if first <= line <= last),
-                        default=(0, receiver),
-                    )[1]
+                if narrowed:
+                    receiver = narrowed_type(caller, variable, line) or receiver
             else:
                 text = _callee(func)
                 dots = text.count(".")
@@ -1355,7 +1358,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 if not receiver and type(value) is call_t:
                     receiver = made_by(value)  # `Service(store).fetch()`, `self.make().fetch()`
                     if receiver.endswith("()"):
-                        receiver = concrete(receiver, caller)
+                        head, _, rest = receiver.partition(".")
+                        held = narrowed_type(caller, head, line) if narrowed and rest else ""
+                        # `other.replace(fold=1).utcoffset()` where `isinstance(other, datetime)` holds
+                        receiver = (
+                            "|".join(f"{t}.{rest}" for t in held.split("|"))
+                            if held
+                            else concrete(receiver, caller)
+                        )
             edges.append((CALL, caller, line, column, name, text, receiver))
         # ARGUMENT edges: each argument of a known class, by position (alias "0", "1") or keyword (alias
         # "=name"), at the call's own position (most arguments are ruled out by their node's type or name)
@@ -1405,7 +1415,10 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
                 text = f"{value.id}.{name}"
                 if value.id in namespaces and not bound_in(caller, value.id):
                     pass  # `typing.Optional`, `functools.lru_cache`: resolved through the import
-                elif value.id not in owners and not (receiver := receiver_type(caller, value.id)):
+                elif value.id not in owners and not (
+                    receiver := (narrowed and narrowed_type(caller, value.id, node.lineno))
+                    or receiver_type(caller, value.id)
+                ):
                     continue  # a variable of no known class
             elif type(value) is attribute_t:  # `os.path.normcase` passed or decorating
                 text = _callee(node)

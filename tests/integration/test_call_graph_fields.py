@@ -123,6 +123,19 @@ def guarded(shape):
     if not isinstance(shape, Square):
         raise TypeError(shape)
     return shape.side()
+
+
+class Box(Shape):
+    def grown(self, k):
+        return self
+
+    def volume(self):
+        return 1
+
+
+def chained(shape):
+    if isinstance(shape, Box):
+        return shape.grown(2).volume()
 """,
     "pkg/paths.py": """\
 class PurePath:
@@ -250,6 +263,9 @@ def test_an_isinstance_test_types_the_name_where_it_holds(engine: trifecta.Engin
     ]
     assert callers(engine, "sym://python/type/pkg/shapes/Shape#area") == [
         ("pkg/shapes.py", 20, "describe", "exact"),  # `(Circle, Square)`: both inherit it
+    ]
+    assert callers(engine, "sym://python/type/pkg/shapes/Box#volume") == [
+        ("pkg/shapes.py", 45, "chained", "exact"),  # what a method of the narrowed name returns
     ]
     # line 21 is outside every test: `shape` is of no known class there
     assert callers(engine, "sym://python/type/pkg/shapes/Circle#radius") == [
