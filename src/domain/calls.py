@@ -1218,10 +1218,15 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         # TypeScript's: a class's or an interface's field (`state.copy_`, `state: MapState`)
         # `T:field[]`: an element of the array or set the field holds (TypeScript's)
         held, _, field = type_text.rpartition(":")
+        owners = _receiver_classes(held, edge, ctx, segment)
+        if not owners and held in ctx.imports and ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+            # `globalState:pending` (`const list = globalState.pending`, `globalState` an imported module-level
+            # variable): the class its module's RETURN edge (alias "var") says it holds
+            owners = _imported_constant_classes(held, ctx, segment)
         return list(
             dict.fromkeys(
                 c
-                for t in _receiver_classes(held, edge, ctx, segment)
+                for t in owners
                 for c in _field_classes(t, field.removesuffix("[]"), segment, element=field.endswith("[]"))
             )
         )
@@ -1339,6 +1344,24 @@ def _imported_variable_classes(name: str, ctx: FileContext, segment: Segment) ->
         if where is None or not _module_score(where.module, spec, exact, _partial(imp.text)):
             continue
         for text in texts:
+            if text.startswith("#var "):
+                found.extend(_value_classes(text.removeprefix("#var "), "", where, segment))
+    return list(dict.fromkeys(found))
+
+
+def _imported_constant_classes(name: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """TypeScript's and JavaScript's: the classes of the module-level variable an import binds, through
+    the modules that re-export it (`import { globalState } from "../internal"`, `export let globalState:
+    MobXGlobals = ...` in core/globalstate.ts: its RETURN edge, alias "var")."""
+    by_import = _through_import([name], ctx, segment, _VARIABLES)
+    if by_import is None or segment.returns is None or segment.context_of is None:
+        return []
+    found: list[Candidate] = []
+    for variable in by_import.targets:
+        where = segment.context_of(variable.path)
+        if where is None:
+            continue
+        for text in segment.returns(variable.qualname).get((variable.path, variable.qualname), ()):
             if text.startswith("#var "):
                 found.extend(_value_classes(text.removeprefix("#var "), "", where, segment))
     return list(dict.fromkeys(found))

@@ -499,6 +499,13 @@ def _edges(
                 declared_at[name_node.start_byte] = block  # (its range: the branch's)
                 narrowed.add(name_node.start_byte)
             continue
+        if "typed.held" in captures:  # `const dep = observing[i]`, `const list = state.pending`
+            node = captures["reference.typed"][0]
+            held = _held(captures["typed.held"][0])
+            if held and node.start_byte not in typed:  # (an annotation, matched first, over the value)
+                typed[node.start_byte] = (_text(captures["typed.name"][0]), held)
+                declared_at[node.start_byte] = node
+            continue
         if "typed.range" in captures and "typed.name" in captures:  # Go: `for _, sub := range c.commands`
             node = captures["reference.typed"][0]
             typed[node.start_byte] = (
@@ -702,6 +709,8 @@ def _edges(
             params[scope] = (*_params(by_qualname[scope]), *declared)
         return params[scope]
 
+    # the names the file's imports bind (a field of an imported variable is typed when asked: domain.calls)
+    imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is EdgeKind.IMPORT and edge[5])
     out: list[EdgeRow] = []  # the rows as stored (no Edge objects: a worker sends rows, ParsedFile.edge_rows)
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
@@ -732,8 +741,13 @@ def _edges(
                     holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
                         _receiver_type(types, around, part.group(1)) if types else ""
                     )
+                    if not holder and part.group(1) in imported:  # a module-level variable of another
+                        holder = part.group(1)  # file: its class looked up when asked (domain.calls)
                     made = _field_of(holder, part.group(2))
-                made = _element_of(made, receiver, local_types, types, around, start, go=go) or made
+                made = (
+                    _element_of(made, receiver, local_types, types, around, start, go=go, imported=imported)
+                    or made
+                )
                 if go and (made.startswith(_GO_RANGE) or (not made and receiver.endswith("]"))):
                     made = _go_element(
                         made.removeprefix(_GO_RANGE) or receiver, start, local_types, types, around
@@ -917,6 +931,35 @@ def _values(
             (node.start_byte, node.end_byte),
             (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
         )
+
+
+def _held(value: ts.Node) -> str:
+    """What a variable holds when its value is another's member or element, as the walk records it: the
+    field `{state}.pending` of `state.pending` (read as `const {pending} = state` is), `this.pending`, an
+    element `observing.forEach()#0.0` of `observing[i]` (read as `for (const dep of observing)` is); through
+    parentheses, `!` and an assignment's value (`(d.a = d.b!)`). "" for anything else."""
+    while value.type in ("parenthesized_expression", "non_null_expression", "assignment_expression"):
+        inner = (
+            value.child_by_field_name("right")
+            if value.type == "assignment_expression"
+            else value.named_children[0]
+            if value.named_child_count == 1
+            else None
+        )
+        if inner is None:
+            return ""
+        value = inner
+    held = value.child_by_field_name("object")
+    if held is None or held.type not in ("identifier", "this", "member_expression"):
+        return ""
+    if value.type == "subscript_expression":
+        return _SPACES.sub("", _text(held)).replace("?.", ".") + ".forEach()#0.0"
+    field = value.child_by_field_name("property")
+    if value.type != "member_expression" or field is None or held.type == "member_expression":
+        return ""
+    if field.type not in ("property_identifier", "private_property_identifier"):
+        return ""
+    return f"this.{_text(field)}" if held.type == "this" else f"{{{_text(held)}}}.{_text(field)}"
 
 
 def _narrowings(condition: ts.Node) -> list[tuple[ts.Node, str]]:
@@ -1335,6 +1378,7 @@ def _element_of(
     at: int,
     *,
     go: bool = False,
+    imported: AbstractSet[str] = frozenset(),
 ) -> str:
     """The type of a receiver that is an element of an array whose type the walk knows: a callback's first
     parameter of `queries.forEach(...)` (`.map`, `.filter`, ...; `for (const q of queries)` reads so too),
@@ -1365,6 +1409,13 @@ def _element_of(
             _receiver_type(types, scopes, field.group(1)) if types else ""
         )
         fields = _field_of(owner, field.group(2))
+        return "|".join(f"{f}[]" for f in fields.split("|")) if fields else ""
+    if (part := _DESTRUCTURED.fullmatch(held)) is not None:  # `const list = state.pending`: the field's
+        owner = (_local_type(local_types, part.group(1), at) if local_types else "") or (
+            _receiver_type(types, scopes, part.group(1)) if types else ""
+        )
+        owner = owner or (part.group(1) if part.group(1) in imported else "")  # (a module's variable)
+        fields = _field_of(owner, part.group(2))
         return "|".join(f"{f}[]" for f in fields.split("|")) if fields else ""
     if "|" in held:  # `Set|Query[]` (a set): its elements' types
         return "|".join(h[:-2] for h in held.split("|") if h.endswith("[]") and not h.endswith(")[]"))

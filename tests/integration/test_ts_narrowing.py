@@ -51,3 +51,14 @@ def test_a_type_predicate_or_instanceof_narrows_a_variable_in_the_if_branch(engi
     ]
     # `isObservableMap(obj) || obj instanceof ObservableMap`, read in a callback inside the branch; not after
     assert sure(engine, "sym://typescript/type/types/map/ObservableMap#get") == [("api/object.ts", 15, "get")]
+
+
+def test_a_variable_holding_a_member_or_an_element_is_typed(engine: trifecta.Engine) -> None:
+    # `const prevObserving = derivation.observing_` then `const dep = prevObserving[l]`; `const observing =
+    # (derivation.observing_ = derivation.newObserving_!)` then `observing[i]`; `const list =
+    # globalState.pending` with `globalState` another module's variable (re-exported), then `list[i]`
+    assert sorted(sure(engine, "sym://typescript/type/core/derivation/Atom#onBecomeStale")) == [
+        ("core/batch.ts", 7, "endBatch"),
+        ("core/derivation.ts", 18, "bindDependencies"),
+        ("core/derivation.ts", 23, "bindDependencies"),
+    ]
