@@ -1512,6 +1512,19 @@ def _names_external(text: str, names: frozenset[str], edge: Edge, ctx: FileConte
                         return True
                     break
         return False
+    if text.endswith("()") and "()." not in text and ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+        # `const keys = this.keys()` with `keys(): MapIterator<K>`: what the method's annotation returns
+        parts = callee_parts(text[:-2])
+        for target in _sure_callees(text[:-2], parts, edge.caller, ctx, segment) if parts else ():
+            where = segment.context_of(target.path)
+            returned = segment.returns(target.qualname.rsplit(".", 1)[-1]).get(
+                (target.path, target.qualname), ()
+            )
+            if where is not None and any(
+                names_external(t, names, edge, where, segment) for t in returned if not t.startswith("#")
+            ):
+                return True
+        return False
     if not _NAME.fullmatch(text):
         return False
     if text in names or any(n in names for n in _BUILT_IN_SUPERS.get(text, ())):

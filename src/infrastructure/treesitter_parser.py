@@ -654,6 +654,14 @@ def _edges(
         if start in narrowed:  # only in its branch: never the scope's type
             narrowed_in.append((start, scope))
             continue
+        if (type_text == "this" or _THIS_CALL.fullmatch(type_text)) and not variable.startswith("this."):
+            # `const self = this`, `const keys = this.keys()` in a method, read in an object literal's method
+            # there (where `this` is the literal): the method's class, `ObservableMap.keys()`
+            owner = next((c for c in chain(scope)[1:] if c in classes and "." not in c), "")
+            if not owner:
+                continue
+            type_text = owner + type_text.removeprefix("this")
+            typed[start] = (variable, type_text)
         if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
             # the class, or the definition's scope
             scope = (
@@ -933,6 +941,9 @@ def _values(
         )
 
 
+_THIS_CALL = re.compile(r"this\.[\w$]+\(\)")  # `this.keys()`: what a method of the class returns
+
+
 def _held(value: ts.Node) -> str:
     """What a variable holds when its value is another's member or element, as the walk records it: the
     field `{state}.pending` of `state.pending` (read as `const {pending} = state` is), `this.pending`, an
@@ -949,6 +960,8 @@ def _held(value: ts.Node) -> str:
         if inner is None:
             return ""
         value = inner
+    if value.type == "this":  # `const self = this`
+        return "this"
     held = value.child_by_field_name("object")
     if held is None or held.type not in ("identifier", "this", "member_expression"):
         return ""

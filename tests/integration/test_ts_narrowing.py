@@ -62,3 +62,13 @@ def test_a_variable_holding_a_member_or_an_element_is_typed(engine: trifecta.Eng
         ("core/derivation.ts", 18, "bindDependencies"),
         ("core/derivation.ts", 23, "bindDependencies"),
     ]
+
+
+def test_this_and_what_its_methods_return_are_the_class_in_an_object_literals_method(
+    engine: trifecta.Engine,
+) -> None:
+    # `const self = this` and `const keys = this.keys()` in a method, read in the `next()` of the literal it
+    # returns (where `this` is the literal): `self.get(v)` reaches the class's `get`, `keys.next()` is an
+    # Iterator's (`keys(): MapIterator<string>`), as the server relates a class implementing Iterator
+    assert sure(engine, "sym://typescript/type/types/store/Store#get") == [("types/store.ts", 18, "next")]
+    assert ("types/store.ts", 17, "next") in sure(engine, "sym://typescript/type/types/store/Cursor#next")
