@@ -59,7 +59,6 @@ from ..domain.calls import (
     Segment,
     accessor_receiver,
     accessor_uses,
-    binds_in,
     bound_imports,
     callee_parts,
     calls_target,
@@ -464,12 +463,9 @@ class CallGraph:
             uses = {id(e) for _, e in found_uses}
             calls = calls + found_uses
         calling = self._calling_contexts(calls)
-        if function:  # but where `x`'s import binds it in another function only, the typed `x` is no module
+        if function:  # but a typed `x` that the file also imports may be a local that shadows the import
             calls = [
-                (p, w)
-                if e is not w
-                and not binds_in(calling[p].imports.get((callee_parts(w.text) or [""])[0]), w.caller)
-                else (p, e)
+                (p, w) if e is not w and (callee_parts(w.text) or [""])[0] in calling[p].imports else (p, e)
                 for (p, e), (_, w) in zip(calls, written, strict=False)
             ] + calls[len(written) :]
         self.load_returns(  # the calls whose receiver is what another call returns (`x = f(); x.m()`) or

@@ -1600,14 +1600,13 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     if edge.alias == LOCAL:  # a parameter or a variable of the calling scope: no definition of the name
         return Resolved(resolution=Resolution.UNRESOLVED, reason="local")
     found, by_place = _callables(segment, edge.name)
-    # `pdb = Pdb(); pdb.set_trace()` in a function of pdb.py, whose `main()` does `import pdb`: the variable
-    # the walk typed, not that import (a name of no known type keeps the file's import of it: several
-    # functions may each import it, and only the last is kept)
-    by_import = (
-        _through_import(parts, ctx, segment)
-        if not edge.alias or binds_in(ctx.imports.get(parts[0]), edge.caller)
-        else None
-    )
+    if edge.alias and len(parts) >= 2 and parts[0] in ctx.imports:
+        # `pdb = Pdb(); pdb.set_trace()` in a function of pdb.py, which also does `import pdb` (in `main()`,
+        # or under `if __name__ == "__main__":`): the variable the walk typed, a local that shadows the import
+        typed = _typed_receiver_hits(edge, ctx, segment, by_place)
+        if typed:
+            return Resolved(resolution=Resolution.EXACT, targets=tuple(dict.fromkeys(typed)))
+    by_import = _through_import(parts, ctx, segment)
     if by_import is not None:
         if len(parts) < 2 and not by_import.targets and ctx.path.endswith(_PYTHON_SUFFIXES):
             # `try: from _statistics import f` / `except ImportError: pass` over the module's own `def f`:
@@ -1713,12 +1712,6 @@ def bound_imports(edges: Sequence[Edge]) -> dict[str, Edge]:
                 continue  # `import pdb` in `main()` binds a local there: the module's own import stays
             out[e.alias] = e
     return out
-
-
-def binds_in(imp: Edge | None, caller: str) -> bool:
-    """Whether an import binds its name where ``caller`` reads it: a module-level import everywhere, one
-    inside a function in that function and the functions nested in it."""
-    return imp is None or not imp.caller or caller == imp.caller or caller.startswith(f"{imp.caller}.")
 
 
 def star_imports(edges: Sequence[Edge]) -> tuple[Edge, ...]:

@@ -191,6 +191,11 @@ def set_trace():
 def main():
     from pkg import debug
     debug.set_trace()
+
+
+if __name__ == "__main__":
+    from pkg import debug
+    debug.main()
 """,
 }
 
@@ -245,8 +250,9 @@ def test_a_field_annotated_in_a_method_is_typed_by_its_annotation(engine: trifec
     ]
 
 
-def test_an_import_inside_a_function_binds_its_name_in_that_function_only(engine: trifecta.Engine) -> None:
-    # `main()`'s `from pkg import debug` is not the `debug` that `set_trace()` makes: a `Debugger`
+def test_a_typed_local_shadows_an_import_of_its_name(engine: trifecta.Engine) -> None:
+    # neither `main()`'s `from pkg import debug` nor the module's (under `if __name__ == "__main__":`) is the
+    # `debug` that `set_trace()` makes: a `Debugger`
     assert callers(engine, "sym://python/type/pkg/debug/Debugger#set_trace") == [
         ("pkg/debug.py", 8, "set_trace", "exact"),
     ]
