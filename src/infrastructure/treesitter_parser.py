@@ -770,6 +770,8 @@ def _edges(
                     # `this` in a function nested in a method (an arrow function: `this` is the method's)
                     made = next((c for c in around[1:] if c in classes and "." not in c), "")
                 alias = _concrete(types, around, made) if made else ""
+                if not go and alias.endswith(_ITERATOR_CALLS):  # `map.keys()`: a built-in iterator
+                    alias = _built_in_iterator(alias, local_types, types, around, start) or alias
             if local_types.found == local_found:  # no local declaration took part: the same anywhere
                 resolved[receiver, caller] = alias
         out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
@@ -942,6 +944,36 @@ def _values(
 
 
 _THIS_CALL = re.compile(r"this\.[\w$]+\(\)")  # `this.keys()`: what a method of the class returns
+
+
+_ITERATOR_CALLS = (".keys()", ".values()", ".entries()")
+# what the built-in collections' `keys()`, `values()` and `entries()` return (typescript 5.6's names: each
+# an Iterator, `domain.calls._BUILT_IN_SUPERS`)
+_BUILT_IN_ITERATORS = {"Map": "MapIterator", "ReadonlyMap": "MapIterator", "Set": "SetIterator",
+                       "ReadonlySet": "SetIterator"}  # fmt: skip
+
+
+def _built_in_iterator(
+    made: str,
+    local_types: dict[str, list[tuple[int, int, int, str]]],
+    types: dict[tuple[str, str], str],
+    scopes: list[str],
+    at: int,
+) -> str:
+    """`MapIterator` of `m.keys()` (`.values()`, `.entries()`) where `m` is a built-in `Map` (`m: Map<K, V>`,
+    `new Map()`, a field `this.data_` declared so; `Map|V[].keys()` as `_concrete` wrote it), `SetIterator`
+    of a set's, `ArrayIterator` of an array's; "" for anything else (a class of the project's: its own)."""
+    of = made[: made.rindex(".")]
+    held = (
+        of
+        if of.split("|", 1)[0] in _BUILT_IN_ITERATORS
+        else (_local_type(local_types, of, at) if local_types else "")
+        or (_receiver_type(types, scopes, of) if types else "")
+    )
+    first = held.split("|", 1)[0]
+    if first in _BUILT_IN_ITERATORS:
+        return _BUILT_IN_ITERATORS[first]
+    return "ArrayIterator" if held.endswith("[]") and "|" not in held and "(" not in held else ""
 
 
 def _held(value: ts.Node) -> str:

@@ -70,5 +70,13 @@ def test_this_and_what_its_methods_return_are_the_class_in_an_object_literals_me
     # `const self = this` and `const keys = this.keys()` in a method, read in the `next()` of the literal it
     # returns (where `this` is the literal): `self.get(v)` reaches the class's `get`, `keys.next()` is an
     # Iterator's (`keys(): MapIterator<string>`), as the server relates a class implementing Iterator
-    assert sure(engine, "sym://typescript/type/types/store/Store#get") == [("types/store.ts", 18, "next")]
-    assert ("types/store.ts", 17, "next") in sure(engine, "sym://typescript/type/types/store/Cursor#next")
+    assert sure(engine, "sym://typescript/type/types/store/Store#get") == [("types/store.ts", 24, "next")]
+    assert ("types/store.ts", 23, "next") in sure(engine, "sym://typescript/type/types/store/Cursor#next")
+
+
+def test_what_a_built_in_maps_keys_return_is_an_iterator(engine: trifecta.Engine) -> None:
+    # `this.data_.keys()` with `data_ = new Map<string, V>()`, `other.keys()` with `other: Map<string, V>`:
+    # a MapIterator, whose `next()` is Iterator's (a class implementing Iterator relates to it)
+    assert ("types/store.ts", 15, "Store.sameKeys") in sure(
+        engine, "sym://typescript/type/types/store/Cursor#next"
+    )
