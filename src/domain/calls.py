@@ -1082,6 +1082,14 @@ def _returned_classes(
             if returned.startswith(PARAMETER):  # `return self._buffer`, set from `__init__`'s parameter
                 out.extend(_parameter_classes(returned, where, segment))
                 continue
+            if ":" in returned and target.path.endswith(_PYTHON_SUFFIXES):
+                # `return Document.implementation`: what the class's attribute holds (`implementation =
+                # DOMImplementation()` in its body)
+                held, _, field = returned.partition(":")
+                out.extend(
+                    c for t in _classes_named(held, where, segment) for c in _field_classes(t, field, segment)
+                )
+                continue
             own = [
                 c for c in segment.lookup(returned.rsplit(".", 1)[-1])
                 if c.path == target.path and c.qualname == returned and c.kind in _CONTAINERS

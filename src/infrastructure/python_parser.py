@@ -592,8 +592,14 @@ def _edges(tree: ast.Module, symbols: list[Symbol], n_lines: int) -> tuple[EdgeR
             returned_names.setdefault(where, []).append(value.id)  # a local's type, known after the walk
             return ""
         if type(value) is not call_t:
-            if type(value) is attribute_t and type(value.value) is name_t and value.value.id == "self":
-                returned_fields.setdefault(where, []).append(value.attr)  # the field's type, after the walk
+            if type(value) is attribute_t and type(value.value) is name_t:
+                head = value.value.id
+                if head == "self":
+                    returned_fields.setdefault(where, []).append(
+                        value.attr
+                    )  # the field's type, after the walk
+                elif head in class_shorts or _is_class_name(head):
+                    return f"{head}:{value.attr}"  # `return Document.implementation`: what the class holds
             return ""
         func = value.func
         if type(func) is name_t:

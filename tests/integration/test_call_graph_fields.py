@@ -177,6 +177,26 @@ class Program:
     def run(self):
         return self.loader.load_names(["a"])
 """,
+    "pkg/dom.py": """\
+class Implementation:
+    def create_document(self):
+        return 1
+
+
+class Document:
+    implementation = Implementation()
+
+
+def get_implementation():
+    return Document.implementation
+
+
+theImplementation = get_implementation()
+
+
+def build():
+    return theImplementation.create_document()
+""",
     "pkg/debug.py": """\
 class Debugger:
     def set_trace(self):
@@ -290,4 +310,13 @@ def test_a_parameter_defaulting_to_another_modules_variable_is_typed_by_it(engin
     # `loader=loading.default_loader`, with `default_loader = Loader()` in pkg/loading.py
     assert callers(engine, "sym://python/type/pkg/loading/Loader#load_names") == [
         ("pkg/program.py", 9, "Program.run", "exact"),
+    ]
+
+
+def test_a_function_returning_a_class_attribute_returns_what_the_attribute_holds(
+    engine: trifecta.Engine,
+) -> None:
+    # `return Document.implementation`, with `implementation = Implementation()` in Document's body
+    assert callers(engine, "sym://python/type/pkg/dom/Implementation#create_document") == [
+        ("pkg/dom.py", 18, "build", "exact"),
     ]
