@@ -29,7 +29,7 @@ import re
 import time
 import tomllib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from importlib import resources
 
@@ -222,8 +222,7 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     parsed = _extract(path, lines, data, defs, spec)
     docs = _doc_links(tree.root_node, data, _doc_link(spec.doc_link), spec.comments) if spec.doc_link else []
     edges = _edges([m for m in matches if m[0] in references], defs, docs, go=spec.name == "go", calls=calls)
-    if spec.name == "go":  # a built-in type has no members to reach: its RETURN edges would only cost
-        edges = tuple(e for e in edges if e[0] != "return" or e[5] not in _GO_BUILTIN_TYPES)
+    if spec.name == "go":
         edges += _go_method_sets(defs)
     parsed = attrs.evolve(parsed, edge_rows=edges)
     return attrs.evolve(parsed, error=error) if error else parsed
@@ -440,11 +439,19 @@ def _edges(
         if pattern in calls:  # a pattern of a call's captures only (most matches): the call's branch below
             if "call.name" not in captures:  # the callee captured whole (TypeScript's, JavaScript's)
                 captures = _callee(captures)
-            if "call.name" in captures:
-                node, edge = _call_edge(captures)
+            if "call.name" in captures:  # (`_call_edge`, written out: a file's most common match)
+                name_node = captures["call.name"][0]
+                name = (name_node.text or b"").decode("utf-8", "replace")
+                point = name_node.start_point
+                if "call.receiver" in captures:
+                    receiver = (captures["call.receiver"][0].text or b"").decode("utf-8", "replace")
+                    text = f"{receiver}.{name}" if receiver else name
+                else:
+                    text = name
+                node = captures["reference.call"][0]
                 key = (node.start_byte, node.end_byte)
                 if key not in found or found[key][0] > pattern:
-                    found[key] = (pattern, edge)
+                    found[key] = (pattern, (EdgeKind.CALL, point.row + 1, point.column, name, text, ""))
             continue
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
@@ -615,14 +622,6 @@ def _edges(
             )
         if key not in found or found[key][0] > pattern:
             found[key] = (pattern, edge)
-    if pending:
-        _values(pending, found, defs, typed)
-    for start, link in docs:
-        found.setdefault((start, start), (-1, link))
-    ordered = sorted(found.items())
-    scopes = _enclosing(
-        [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
-    )
     # the scopes around a definition, innermost first: a function nested in another (`const f = () => ...`,
     # `socket.onopen = () => ...` in a method) is qualified by its own name only, so its outer ones are the
     # definitions around it in the text (a method's class; a Go method's receiver type by its name)
@@ -646,41 +645,6 @@ def _edges(
             around.append("")
         return chains[start]
 
-    types: dict[tuple[str, str], str] = {}
-    typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
-    narrowed_in: list[tuple[int, str]] = []
-    for start, scope in zip(sorted(typed), typed_scopes, strict=True):
-        variable, type_text = typed[start]
-        if start in narrowed:  # only in its branch: never the scope's type
-            narrowed_in.append((start, scope))
-            continue
-        if (type_text == "this" or _THIS_CALL.fullmatch(type_text)) and not variable.startswith("this."):
-            # `const self = this`, `const keys = this.keys()` in a method, read in an object literal's method
-            # there (where `this` is the literal): the method's class, `ObservableMap.keys()`
-            owner = next((c for c in chain(scope)[1:] if c in classes and "." not in c), "")
-            if not owner:
-                continue
-            type_text = owner + type_text.removeprefix("this")
-            typed[start] = (variable, type_text)
-        if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
-            # the class, or the definition's scope
-            scope = (
-                next((c for c in chain(scope)[1:] if c in classes), "")
-                if start in in_method
-                else parents.get(scope, "")
-            )
-        known = types.get((scope, variable), "()")
-        if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
-            # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
-            types[(scope, variable)] = type_text
-    for start, scope in narrowed_in:
-        variable, type_text = typed[start]
-        declared = _receiver_type(types, chain(scope), variable) if _inferred(type_text) else ""
-        if declared and declared != type_text:
-            # `if (isStale(query))` with `query: Query`: a call that may be no type predicate (its RETURN
-            # edges say, when asked) keeps the declared type too
-            typed[start] = (variable, f"{type_text}|{declared}")
-    local_types = _local_types(typed, declared_at, narrowed)
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
 
@@ -717,10 +681,56 @@ def _edges(
             params[scope] = (*_params(by_qualname[scope]), *declared)
         return params[scope]
 
+    if pending:
+        _values(pending, found, defs, typed, taken)
+    for start, link in docs:
+        found.setdefault((start, start), (-1, link))
+    ordered = sorted(found.items())
+    scopes = _enclosing(
+        [start for (start, _), _ in ordered] + sorted(typed) + sorted(returns) + sorted(callbacks), defs
+    )
+    types: dict[tuple[str, str], str] = {}
+    typed_scopes = scopes[len(ordered) : len(ordered) + len(typed)]
+    narrowed_in: list[tuple[int, str]] = []
+    for start, scope in zip(sorted(typed), typed_scopes, strict=True):
+        variable, type_text = typed[start]
+        if start in narrowed:  # only in its branch: never the scope's type
+            narrowed_in.append((start, scope))
+            continue
+        if (type_text == "this" or _THIS_CALL.fullmatch(type_text)) and not variable.startswith("this."):
+            # `const self = this`, `const keys = this.keys()` in a method, read in an object literal's method
+            # there (where `this` is the literal): the method's class, `ObservableMap.keys()`
+            owner = next((c for c in chain(scope)[1:] if c in classes and "." not in c), "")
+            if not owner:
+                continue
+            type_text = owner + type_text.removeprefix("this")
+            typed[start] = (variable, type_text)
+        if start in in_method or scope.rsplit(".", 1)[-1] == variable.removeprefix("this."):
+            # the class, or the definition's scope
+            scope = (
+                next((c for c in chain(scope)[1:] if c in classes), "")
+                if start in in_method
+                else parents.get(scope, "")
+            )
+        known = types.get((scope, variable), "()")
+        if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
+            # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
+            types[(scope, variable)] = type_text
+    for start, scope in narrowed_in:
+        variable, type_text = typed[start]
+        declared = _receiver_type(types, chain(scope), variable) if _inferred(type_text) else ""
+        if declared and declared != type_text:
+            # `if (isStale(query))` with `query: Query`: a call that may be no type predicate (its RETURN
+            # edges say, when asked) keeps the declared type too
+            typed[start] = (variable, f"{type_text}|{declared}")
+    local_types = _local_types(typed, declared_at, narrowed)
     # the names the file's imports bind (a field of an imported variable is typed when asked: domain.calls)
     imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is EdgeKind.IMPORT and edge[5])
+    typed_names = {variable for _, variable in types}  # (every scope's: `_untyped` is so anywhere)
     out: list[EdgeRow] = []  # the rows as stored (no Edge objects: a worker sends rows, ParsedFile.edge_rows)
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
+    # (receiver, caller) -> (low, high, its type) where one local declaration typed it: alike from low to high
+    spans: dict[tuple[str, str], tuple[int, int, str]] = {}
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
@@ -728,13 +738,21 @@ def _edges(
             continue  # a parameter that takes the name
         if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
+            if _untyped(receiver, local_types, typed_names):  # (a package's name: `fmt.Println`)
+                out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
+                continue
             if (receiver, caller) in resolved:  # the same receiver read again in its caller
                 alias = resolved[receiver, caller]
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
                 continue
+            span = spans.get((receiver, caller))
+            if span is not None and span[0] <= start < span[1]:  # typed by the same declaration as before
+                out.append((_ROW_KIND[kind], caller, line, column, name, text, span[2]))
+                continue
             local_found = local_types.found
             around = chain(caller)
             made = _local_type(local_types, receiver, start) if local_types else ""
+            by_local = local_types.found - local_found == 1 and made  # (one declaration's type)
             made = made or (_receiver_type(types, around, receiver) if types else "") or _called(receiver)
             if (
                 made
@@ -774,7 +792,12 @@ def _edges(
                     alias = _built_in_iterator(alias, local_types, types, around, start) or alias
             if local_types.found == local_found:  # no local declaration took part: the same anywhere
                 resolved[receiver, caller] = alias
+            elif by_local and local_types.found - local_found == 1:  # only the receiver's own declaration
+                window = _alone(local_types, receiver, start)
+                if window is not None:
+                    spans[receiver, caller] = (*window, alias)
         out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
+    calls_end = len(out)  # the RETURN rows follow
     at = len(ordered) + len(typed)
     for start, function in zip(sorted(returns), scopes[at : at + len(returns)], strict=True):
         short = function.rsplit(".", 1)[-1]
@@ -806,6 +829,8 @@ def _edges(
         for field in (variable.removeprefix("this."),)
         for one in t.split("|")  # a union's types (`A | B`), one edge each
     )
+    if go:  # a built-in type has no members to reach: its RETURN edges would only cost (the RETURN rows only)
+        out[calls_end:] = [row for row in out[calls_end:] if row[5] not in _GO_BUILTIN_TYPES]
     return tuple(out)
 
 
@@ -893,10 +918,14 @@ def _values(
     found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]],
     defs: list[_Def],
     typed: dict[int, tuple[str, str]],
+    taken: Callable[[str, str], bool] | None = None,
 ) -> None:
     """The names read as values that may be functions, into ``found``: a bare name the file defines as a
     function or an import binds; ``this.m`` for a method the file defines; ``X.m`` for ``X`` an import, a
-    class of the file or a typed variable (anything else cannot resolve ``exact`` or through an import)."""
+    class of the file or a typed variable (anything else cannot resolve ``exact`` or through an import).
+    Go's bare names that ``taken`` finds a parameter or variable of around their caller are left out here,
+    before their point and text are read (most of them: locals passed on), as `_edges` would leave them
+    out later."""
     functions = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
     methods = {d.name for d in defs if d.kind is SymbolKind.METHOD}
     holders = {d.name for d in defs if d.kind.is_container}
@@ -909,6 +938,7 @@ def _values(
     # compared as the source's bytes: most names read as values are variables, dropped without decoding
     functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
     holders_b = {n.encode() for n in holders}
+    bare: list[tuple[int, ts.Node, bytes | None, int]] = []  # Go's bare names: kept below
     for pattern, captures in pending:
         node = captures["reference.value"][0]
         # Go's bare names (most of them, a pattern of these two captures): kept unless `nil`, `err`, ...
@@ -916,12 +946,7 @@ def _values(
             word = node.text
             if word in _GO_NOT_VALUES and word not in functions_b:
                 continue
-            name = word.decode("utf-8", "replace") if word is not None else ""
-            point = node.start_point
-            found.setdefault(
-                (node.start_byte, node.end_byte),
-                (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, name, "")),
-            )
+            bare.append((node.start_byte, node, word, pattern))
             continue
         name_node = captures["value.name"][0] if "value.name" in captures else node
         if "value.receiver" in captures:
@@ -940,6 +965,17 @@ def _values(
         found.setdefault(
             (node.start_byte, node.end_byte),
             (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
+        )
+    # (their callers by one sweep; a name's node is no other match's: none is kept in its place)
+    callers = _enclosing([start for start, *_ in bare], defs) if bare and taken is not None else []
+    for i, (start, node, word, pattern) in enumerate(bare):
+        name = word.decode("utf-8", "replace") if word is not None else ""
+        if taken is not None and taken(name, callers[i]):
+            continue  # a parameter or variable of that name around (what `_edges` leaves out)
+        point = node.start_point
+        found.setdefault(
+            (start, node.end_byte),
+            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, name, "")),
         )
 
 
@@ -1214,6 +1250,41 @@ def _module_level(declaration: ts.Node) -> bool:
         and top is not None
         and top.type == "program"
     )
+
+
+def _untyped(receiver: str, local: dict[str, list[tuple[int, int, int, str]]], typed_names: set[str]) -> bool:
+    """Whether a receiver is a bare name no declaration of the file types (`fmt`, `os`: a package's name):
+    every step of `_edges`' receiver typing leaves it untyped, whatever the caller, so none is taken. (Not
+    `this`, which the enclosing class types; `$x`, `#x` and anything with a dot, a call or an index take
+    the long way.)"""
+    return (
+        receiver.isidentifier()
+        and receiver != "this"
+        and receiver not in local
+        and receiver not in typed_names
+    )
+
+
+def _alone(
+    local: dict[str, list[tuple[int, int, int, str]]], receiver: str, at: int
+) -> tuple[int, int] | None:
+    """The range (low, high) of the function (or narrowing branch) around byte ``at`` whose one declaration
+    of the receiver's variable `_local_type` reads at ``at``, where it reads that one anywhere from low to
+    high: no other declaration of the variable is in that range, nor in one inside it. None when not so."""
+    declarations = dict.get(local, _plain(receiver))  # (not counted as a lookup: `_local_type` was one)
+    if not declarations:
+        return None
+    i = bisect.bisect_right(declarations, (at, 1 << 63))
+    if not i:
+        return None
+    low, high = declarations[i - 1][:2]
+    if (
+        high <= at  # (`at` is past a function inside: not alone)
+        or (i > 1 and declarations[i - 2][0] == low)  # another declaration in the same function
+        or (i < len(declarations) and declarations[i][0] < high)  # one in a function inside it, after `at`
+    ):
+        return None
+    return low, high
 
 
 def _local_type(local: dict[str, list[tuple[int, int, int, str]]], receiver: str, at: int) -> str:

@@ -204,3 +204,160 @@ def test_this_assigned_read_whole_gives_what_the_spelled_out_patterns_captured(k
     expected = [spans(c) for _, c in old]
     assert read == expected  # in the same order (a later match of a variable overrides an earlier one)
     assert len(expected) == 6  # this.a, #b, c, d, e and i (`new A`): not f()(), a.m, super.o, await f()
+
+
+# session 34's shortcuts in `_edges`: each is switched off in turn and the rows must stay the same
+GO_RECEIVERS = """package p
+
+import (
+	"fmt"
+	"os"
+)
+
+type T struct{ f *U }
+type U struct{ items []*T }
+
+func (c *T) A(x int, h Handler) error {
+	c.B()
+	c.B()
+	fmt.Println(x, h, A, B, NewT)
+	os.Exit(1)
+	go func() {
+		c := NewT()
+		c.B()
+		c.f.Run(h)
+	}()
+	c.B()
+	c := &T{}
+	c.B()
+	for _, sub := range c.f.items {
+		sub.A(x, h)
+	}
+	run(x, h, A, count)
+	return nil
+}
+
+func (c *T) B() error {
+	var c2 T
+	c2.A(1, nil)
+	c.A(2, nil)
+	if c := NewT(); c != nil {
+		c.B()
+	}
+	c.B()
+	return nil
+}
+
+func (u *U) Run(h Handler) { u.items[0].B(); fmt.Sprint(h, u) }
+
+func NewT() *T { return nil }
+func count() int { return 0 }
+func name() (string, error) { return "", nil }
+func other() error { return nil }
+"""
+
+
+def _fixture_sources() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    out = [("p.go", GO_RECEIVERS)]
+    for folder in ("callgraph_go", "callgraph_ts", "callgraph_ts_fields", "callgraph_ts_narrow", "polyglot"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file() and tp.spec_for(path.name) is not None:
+                out.append((str(path.relative_to(root)), path.read_text("utf-8")))
+    return out
+
+
+def _rows(sources: list[tuple[str, str]]) -> list[tuple[object, ...]]:
+    out = []
+    for path, text in sources:
+        spec = tp.spec_for(path)
+        assert spec is not None
+        out.append(tp.parse_tree_sitter(path, text, spec).edge_table())
+    return out
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, name: str, fired: list[str]) -> None:
+    real = getattr(tp, name)
+
+    def counting(*args: object, **kwargs: object) -> object:
+        out = real(*args, **kwargs)
+        if out:
+            fired.append(name)
+        return out
+
+    monkeypatch.setattr(tp, name, counting)
+
+
+@pytest.mark.parametrize("shortcut", ["_untyped", "_alone"])
+def test_a_receiver_typed_by_a_shortcut_gets_the_type_the_long_way_gives(
+    shortcut: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_untyped` (a bare name no declaration types: a package's) and `_alone` (the one declaration around
+    it in its function: the type worked out once per caller) give each row the alias the whole receiver
+    typing gives."""
+    sources = _fixture_sources()
+    fired: list[str] = []
+    _counted(monkeypatch, shortcut, fired)
+    rows = _rows(sources)
+    assert fired.count(shortcut) >= 3  # it took part (in the Go sample at least)
+    monkeypatch.setattr(tp, shortcut, lambda *args: False if shortcut == "_untyped" else None)
+    assert _rows(sources) == rows
+
+
+def test_go_names_read_as_values_dropped_early_are_those_taken_drops_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Go's bare names read as values that a parameter or variable around takes are left out in `_values`,
+    before their point is read; without `taken` there, `_edges` leaves the same ones out later."""
+    sources = _fixture_sources()
+    rows = _rows(sources)
+    real = tp._values  # noqa: SLF001
+    monkeypatch.setattr(
+        tp, "_values", lambda pending, found, defs, typed, taken=None: real(pending, found, defs, typed)
+    )
+    assert _rows(sources) == rows
+    go = dict(zip((p for p, _ in sources), rows, strict=True))["p.go"]
+    kept = {row[4] for row in go if row[0] == "ref"}
+    assert {"A", "B", "NewT", "count"} <= kept  # functions read as values
+    assert not kept & {"x", "h"}  # parameters passed on (a method's receiver, `u`, is no parameter here)
+
+
+def test_go_return_rows_of_built_in_types_are_dropped_as_from_every_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Go's RETURN rows of a built-in type (`string`, `error`) are dropped from the RETURN rows only: the
+    same rows as the filter over every row (an interface's method set, added after, is kept as before)."""
+    sources = [(p, t) for p, t in _fixture_sources() if p.endswith(".go")]
+    rows = _rows(sources)
+    builtin = tp._GO_BUILTIN_TYPES  # noqa: SLF001
+    monkeypatch.setattr(tp, "_GO_BUILTIN_TYPES", frozenset())
+    every = _rows(sources)
+    assert [
+        tuple(r for r in file if r[0] != "return" or r[5] not in builtin or r[6] == "methods")
+        for file in every
+    ] == rows
+    assert any(r[0] == "return" and r[5] in builtin for file in every for r in file)  # some were dropped
+
+
+@pytest.mark.parametrize("key", ["go", "typescript", "javascript", "rust"])
+def test_a_call_pattern_match_gives_the_row_call_edge_gives(key: str) -> None:
+    """The call patterns' branch of `_edges` reads a call's name, receiver and point as `_call_edge` does."""
+    sources = [
+        (p, t) for p, t in _fixture_sources() if (spec := tp.spec_for(p)) is not None and spec.key == key
+    ]
+    assert sources
+    _, query = tp._compiled(key)  # noqa: SLF001
+    _, _, calls = tp._pattern_kinds(key)  # noqa: SLF001
+    for (path, text), rows in zip(sources, _rows(sources), strict=True):
+        parser, _ = tp._compiled(key)  # noqa: SLF001
+        tree = parser.parse(text.encode())
+        expected = set()
+        for pattern, captures in tp.ts.QueryCursor(query).matches(tree.root_node):
+            if pattern in calls:
+                captures = captures if "call.name" in captures else tp._callee(captures)  # noqa: SLF001
+                if "call.name" in captures:
+                    _, (_, line, column, name, written, _) = tp._call_edge(captures)  # noqa: SLF001
+                    expected.add((line, column, name, written))
+        assert expected <= {(r[2], r[3], r[4], r[5]) for r in rows if r[0] == "call"}, path
