@@ -93,7 +93,11 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # An index of another version (or
 # of none: built before) is re-parsed whole by its next run (no schema change: nothing to drop); a new
 # index killed mid-run keeps what it committed.
-EDGES_VERSION = "40"  # 35: TypeScript narrowing (type predicates, instanceof); 36: Python narrowing of chained calls; 37: TypeScript variables holding a member or an element; 38: TypeScript `this` in an object literal's method; 39: TypeScript built-in maps' and sets' iterators; 40: Python returns of a class attribute
+# Session 34: 32-34, 36 and 40 Python (annotated fields of a method, isinstance narrowing, a parameter's default
+# read from an imported module, narrowed chained calls, returns of a class attribute); 35, 37-39 TypeScript
+# (type predicates and instanceof, variables holding a member or an element, `this` in an object literal's
+# method, built-in maps' and sets' iterators).
+EDGES_VERSION = "40"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
