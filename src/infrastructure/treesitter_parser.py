@@ -171,6 +171,7 @@ class _Def:
     depth: int = 0
     in_function: bool = False
     inner: list[_Def] = attrs.Factory(list)
+    params: tuple[str, ...] | None = None  # `_def_params`, once read
 
 
 def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
@@ -647,6 +648,7 @@ def _edges(
 
     by_qualname = {d.qualname: d for d in reversed(defs)}
     params: dict[str, tuple[str, ...]] = {}
+    def_spans: list[tuple[int, int, str, str]] = []  # (start, end, node type, name) of each definition
 
     takes: dict[str, frozenset[str]] = {}  # a caller -> the names `taken` finds around it
 
@@ -666,19 +668,18 @@ def _edges(
         if scope not in params:
             node = by_qualname[scope].node
             body = node.text or b""
-            declared = {d.decode() for d in _DECLARED.findall(body)}
+            declared = (  # (each keyword looked for first: most Go functions have none)
+                {d.decode() for d in _DECLARED.findall(body)}
+                if b"var" in body or b"let" in body or b"const" in body
+                else set()
+            )
             if declared:  # `const f = () => ...` inside it declares the function itself
-                declared -= {  # (an object literal's method declares no variable: `let next =
-                    # iterator.next()` beside `{ next() {...} }` is still a variable)
-                    d.name
-                    for d in defs
-                    if node.start_byte < d.node.start_byte
-                    and d.node.end_byte <= node.end_byte
-                    and d.node.type != "method_definition"
-                }
+                if not def_spans:  # (read once a file, when first asked)
+                    def_spans.extend(_def_spans(defs))
+                declared -= _defined_inside(def_spans, node.start_byte, node.end_byte)
             if b":=" in body:  # Go's `a, b :=` (most languages' functions have none: no scan)
                 declared |= {d.decode() for d in _go_declared(body)}
-            params[scope] = (*_params(by_qualname[scope]), *declared)
+            params[scope] = (*_def_params(by_qualname[scope]), *declared)
         return params[scope]
 
     if pending:
@@ -1876,6 +1877,32 @@ def _signature(d: _Def, data: bytes, spec: LanguageSpec) -> str:
     return _SPACES.sub(" ", text).strip().rstrip("{=").strip()[:400] or d.name
 
 
+def _def_spans(defs: list[_Def]) -> list[tuple[int, int, str, str]]:
+    """(start, end, node type, name) of each definition, by start: what `_defined_inside` reads."""
+    return sorted((d.node.start_byte, d.node.end_byte, d.node.type, d.name) for d in defs)
+
+
+def _defined_inside(spans: list[tuple[int, int, str, str]], low: int, high: int) -> set[str]:
+    """The names of the definitions inside bytes low..high (not one starting at low), but an object
+    literal's methods, which declare no variable (`let next = iterator.next()` beside `{ next() {...} }`):
+    those from ``spans`` (`_def_spans`) that start after low, bisected, up to the first that starts at high."""
+    out = set()
+    for i in range(bisect.bisect_right(spans, (low, 1 << 63)), len(spans)):
+        start, end, kind, name = spans[i]
+        if start >= high:  # (the rest start after it)
+            break
+        if end <= high and kind != "method_definition":
+            out.add(name)
+    return out
+
+
+def _def_params(d: _Def) -> tuple[str, ...]:
+    """`_params` of a definition, read once (its symbol's and the names `_edges` finds it takes)."""
+    if d.params is None:
+        d.params = _params(d)
+    return d.params
+
+
 def _params(d: _Def) -> tuple[str, ...]:
     node = d.node
     params = node.child_by_field_name("parameters")
@@ -1990,7 +2017,7 @@ def _extract(path: str, lines: list[str], data: bytes, defs: list[_Def], spec: L
             docstring=docs[id(d)],
             decorators=tuple(_decorators(d, spec)),
             bases=tuple(d.bases),
-            params=_params(d) if d.kind.is_callable else (),
+            params=_def_params(d) if d.kind.is_callable else (),
             is_async=_is_async(d),
             parent=d.parent,
             depth=d.depth,

@@ -361,3 +361,42 @@ def test_a_call_pattern_match_gives_the_row_call_edge_gives(key: str) -> None:
                     _, (_, line, column, name, written, _) = tp._call_edge(captures)  # noqa: SLF001
                     expected.add((line, column, name, written))
         assert expected <= {(r[2], r[3], r[4], r[5]) for r in rows if r[0] == "call"}, path
+
+
+def _defs_of(sources: list[tuple[str, str]]) -> list[list[tp._Def]]:
+    out = []
+    for path, text in sources:
+        spec = tp.spec_for(path)
+        assert spec is not None
+        parser, query = tp._compiled(spec.key)  # noqa: SLF001
+        definitions, _, _ = tp._pattern_kinds(spec.key)  # noqa: SLF001
+        matches = tp.ts.QueryCursor(query).matches(parser.parse(text.encode()).root_node)
+        out.append(tp._definitions([m for m in matches if m[0] in definitions], spec))  # noqa: SLF001
+    return out
+
+
+def test_the_definitions_inside_one_bisected_are_those_the_whole_scan_finds() -> None:
+    """`_defined_inside` (the definitions by start, bisected) finds the names the scan over every
+    definition found (start after the outer one's, end inside it, no object literal's method)."""
+    checked = 0
+    for defs in _defs_of(_fixture_sources()):
+        spans = tp._def_spans(defs)  # noqa: SLF001
+        for outer in defs:
+            low, high = outer.node.start_byte, outer.node.end_byte
+            whole = {
+                d.name
+                for d in defs
+                if low < d.node.start_byte and d.node.end_byte <= high and d.node.type != "method_definition"
+            }
+            assert tp._defined_inside(spans, low, high) == whole  # noqa: SLF001
+            checked += bool(whole)
+    assert checked >= 5  # definitions inside others were looked at
+
+
+def test_a_definitions_parameters_are_read_once_as_params_reads_them() -> None:
+    """`_def_params` keeps what `_params` reads (the symbol's parameters, then the names `_edges` takes)."""
+    for defs in _defs_of(_fixture_sources()):
+        for d in defs:
+            first = tp._def_params(d)  # noqa: SLF001
+            assert first == tp._params(d)  # noqa: SLF001
+            assert tp._def_params(d) is first  # noqa: SLF001
