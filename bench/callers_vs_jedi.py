@@ -113,6 +113,17 @@ def pick_symbols(
     return random.Random(seed).sample(pool, min(n, len(pool))), def_lines, rules
 
 
+def add_pages_option(ap: argparse.ArgumentParser) -> None:
+    """``--no-pages`` (``args.pages`` False): count the first answer only, not the pages ``every_hit`` reads."""
+    ap.add_argument(
+        "--no-pages",
+        dest="pages",
+        action="store_false",
+        help="count the first answer's hits only (by default the pages after an answer the byte budget cut "
+        "are read too, through its next action's --offset, as an agent reads on)",
+    )
+
+
 def every_hit(engine: Any, uri: str, limit: int, first: dict[str, Any]) -> list[dict[str, Any]]:
     """The hits of ``first`` (an answer of ``engine.callers(uri, limit=limit)``) and of the pages after it
     that its next action asks for (``--offset``: the answer the byte budget cut), as an agent reads on."""
@@ -161,13 +172,7 @@ def main() -> int:
         help="the callers asked per definition (engine.callers' own default is 50: a symbol with more sure "
         "callers than that is answered in part, with data['omitted'])",
     )
-    ap.add_argument(
-        "--no-pages",
-        dest="pages",
-        action="store_false",
-        help="count the first answer's hits only (by default the pages after an answer the byte budget cut "
-        "are read too, through its next action's --offset, as an agent reads on)",
-    )
+    add_pages_option(ap)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--latency-only", action="store_true", help="callers latency only, no jedi (any tree)")
     ap.add_argument(

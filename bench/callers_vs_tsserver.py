@@ -45,7 +45,7 @@ from typing import Any
 import trifecta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callers_vs_jedi import every_hit  # noqa: E402 - the bench folder is no package
+from callers_vs_jedi import add_pages_option, every_hit  # noqa: E402 - the bench folder is no package
 
 _IMPORT_OR_EXPORT = re.compile(r"\s*(import\b|export\s*(\*|\{[^}]*\}\s*from|\{))")
 # an import or export list written over several lines (`import {\n  a,\n  b\n} from "./x"`): its lines
@@ -162,13 +162,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--json", default="")
-    ap.add_argument(
-        "--no-pages",
-        dest="pages",
-        action="store_false",
-        help="count the first answer's hits only (by default the pages after an answer the byte budget cut "
-        "are read too, through its next action's --offset, as an agent reads on)",
-    )
+    add_pages_option(ap)
     args = ap.parse_args()
     if args.server_bin:
         os.environ["PATH"] = f"{Path(args.server_bin).resolve()}{os.pathsep}{os.environ['PATH']}"
