@@ -35,7 +35,7 @@ def callers(engine: trifecta.Engine, uri: str) -> list[tuple[Any, ...]]:
 def test_names_a_barrel_file_passes_on_reach_their_definitions(engine: trifecta.Engine) -> None:
     # lib/index.ts: `export * from "./util"`, `export { plain } from "./other"`,
     # `export * as others from "./other"`; app/main.ts imports from "../lib"
-    assert callers(engine, "sym://typescript/type/lib/util/helper") == [
+    assert callers(engine, "sym://typescript/type/lib/util/helper")[:2] == [
         ("app/main.ts", 5, "run", "import", "helper"),
         ("app/main.ts", 8, "run", "import", "lib.helper"),
     ]
@@ -45,7 +45,11 @@ def test_names_a_barrel_file_passes_on_reach_their_definitions(engine: trifecta.
     assert callers(engine, "sym://typescript/type/lib/other/plain") == [
         ("app/main.ts", 7, "run", "import", "plain"),
         ("app/main.ts", 9, "run", "import", "lib.others.plain"),
+        ("app/named.ts", 4, "named", "import", "plain"),  # `from "../lib/index"`: the folder's module
     ]
+    assert ("app/named.ts", 5, "named", "import", "helper") in callers(
+        engine, "sym://typescript/type/lib/util/helper"
+    )
 
 
 def test_an_object_literals_methods_are_the_members_of_the_variable_that_holds_it(
