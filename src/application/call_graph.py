@@ -234,6 +234,33 @@ class CallGraph:
             self._definitions[name] = by_place
         return self._definitions[name].get((path, qualname), [])
 
+    def in_scope(self, path: str, symbol: Symbol) -> Callable[[str, int], bool] | None:
+        """Where a call reaches this definition, when its file defines its qualified name again and the
+        index has the blocks each is visible in (SCOPE edges): ``(path, line) -> bool``. A use in the file
+        reaches the definition of the innermost block around it, else the module's own definition; a use in
+        another file reaches the module's one only (a local function is never imported). None when every
+        use of the name reaches the same place (one definition, or no blocks known)."""
+        scopes: dict[int, tuple[int, int]] = {}
+        for _, edge in self._reader.edges(paths=[path], names=[symbol.name], kinds=[EdgeKind.SCOPE]):
+            low, _, high = edge.text.partition("-")
+            if edge.caller == symbol.qualname and low.isdigit() and high.isdigit():
+                scopes[edge.line] = (int(low), int(high))
+        if not scopes:
+            return None
+        module_level = [
+            s.def_line for s in self.definitions(path, symbol.qualname) if s.def_line not in scopes
+        ]
+        mine = symbol.def_line
+
+        def reaches(where: str, line: int) -> bool:
+            if where != path:
+                return mine not in scopes
+            around = [(high - low, -at, at) for at, (low, high) in scopes.items() if low <= line <= high]
+            owner = min(around)[2] if around else (module_level[0] if module_level else None)
+            return owner == mine
+
+        return reaches
+
     def load_contexts(self, paths: Iterable[str]) -> None:
         """The imports of many files in one look-up."""
         todo = sorted({p for p in paths if p not in self._contexts})
@@ -1039,6 +1066,10 @@ class CallersUseCase(_GraphUseCase):
         path, symbol, uri = target
         graph = self._graph()
         found, family, declared = graph.callers_and_related(path, symbol, related=family_in_callers(path))
+        reaches = graph.in_scope(path, symbol)
+        if reaches is not None:  # a local function its file defines again: the uses in its own block
+            found = [f for f in found if reaches(f[0], f[1].line)]
+            family = [f for f in family if reaches(f[0], f[1].line)]
         found.sort(key=lambda f: (f[2].resolution not in SURE, f[0] != path, f[0], f[1].line, f[1].column))
         order = list(Relation)
         family.sort(key=lambda f: (order.index(f[4]), f[0] != path, f[0], f[1].line, f[1].column))
@@ -1132,7 +1163,10 @@ class CalleesUseCase(_GraphUseCase):
         graph = self._graph()
         lines: dict[str, list[str] | None] = {}
         hits = []
+        own_lines = graph.in_scope(path, symbol) is not None  # a local function defined again: its own calls
         for edge, resolved in graph.callees(path, symbol.qualname):
+            if own_lines and not symbol.start_line <= edge.line <= symbol.end_line:
+                continue
             preview = self._preview(path, edge.line, lines)
             if not resolved.targets:
                 hits.append(
@@ -1140,7 +1174,7 @@ class CalleesUseCase(_GraphUseCase):
                      "resolution": resolved.resolution.value, "reason": resolved.reason, "callee": edge.text,
                      "preview": preview}
                 )  # fmt: skip
-            for t in resolved.targets:
+            for t in dict.fromkeys(resolved.targets):  # (a name its file defines twice: one hit)
                 definition = next((s for s in graph.symbols(t.path) if s.qualname == t.qualname), None)
                 hits.append(
                     {"path": t.path, "line": definition.def_line if definition else 0, "call_line": edge.line,
@@ -1177,8 +1211,11 @@ class ImpactUseCase(_GraphUseCase):
         for level in range(1, depth + 1):
             nxt: list[tuple[str, Symbol]] = []
             for p, s in frontier:
+                reaches = graph.in_scope(p, s)  # (a local function its file defines again: its own block's)
                 for call_path, edge, resolved in graph.callers(p, s):
-                    if resolved.resolution not in SURE:
+                    if resolved.resolution not in SURE or (
+                        reaches is not None and not reaches(call_path, edge.line)
+                    ):
                         continue
                     key = (call_path, edge.caller)
                     if key in seen:

@@ -71,6 +71,10 @@ class EdgeKind(enum.StrEnum):
     # what a call passes, where its class is known (Python): at the call's position, `name` the called
     # name, `text` the class as a receiver type is written, `alias` the position ("0") or keyword ("=key")
     ARGUMENT = "arg"
+    # where a local definition is visible, when its file defines its qualified name more than once
+    # (TypeScript's `const reducer = ...` in each test's callback): `caller` the qualified name, `line` the
+    # definition's `def_line`, `text` the lines of the block around it (`"131-160"`); no call
+    SCOPE = "scope"
 
 
 class Resolution(enum.StrEnum):

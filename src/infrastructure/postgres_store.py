@@ -1409,7 +1409,7 @@ class PostgresIndex(IndexWriter, IndexReader):
             return {}
         rows = self._conn.execute(
             "SELECT name, COUNT(DISTINCT file_id) FROM trifecta_edges "
-            "WHERE segment_id=%s AND name = ANY(%s) AND kind NOT IN ('return', 'doc') GROUP BY name",
+            "WHERE segment_id=%s AND name = ANY(%s) AND kind NOT IN ('return', 'doc', 'scope') GROUP BY name",
             (self._sid, sorted(set(names))),
         ).fetchall()
         return {r[0]: int(r[1]) for r in rows}

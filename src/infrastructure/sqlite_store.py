@@ -97,7 +97,8 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # read from an imported module, narrowed chained calls, returns of a class attribute); 35, 37-39 TypeScript
 # (type predicates and instanceof, variables holding a member or an element, `this` in an object literal's
 # method, built-in maps' and sets' iterators).
-EDGES_VERSION = "40"
+# Session 35: 41 SCOPE rows (TypeScript's and JavaScript's local functions a file defines under one name again).
+EDGES_VERSION = "41"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy
@@ -1734,7 +1735,7 @@ class SqliteIndex(IndexWriter, IndexReader):
             batch = unique[start : start + 500]
             sql = (
                 "SELECT name, COUNT(DISTINCT file_id) FROM edges "
-                f"WHERE name IN ({','.join('?' * len(batch))}) AND kind NOT IN ('return', 'doc') GROUP BY name"
+                f"WHERE name IN ({','.join('?' * len(batch))}) AND kind NOT IN ('return', 'doc', 'scope') GROUP BY name"
             )
             uses.update(self._conn.execute(sql, batch).fetchall())
         return uses

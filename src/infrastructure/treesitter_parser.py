@@ -225,6 +225,8 @@ def parse_tree_sitter(path: str, text: str, spec: LanguageSpec) -> ParsedFile:
     edges = _edges([m for m in matches if m[0] in references], defs, docs, go=spec.name == "go", calls=calls)
     if spec.name == "go":
         edges += _go_method_sets(defs)
+    elif spec.name in _BLOCK_SCOPED:
+        edges += _scopes(defs)
     parsed = attrs.evolve(parsed, edge_rows=edges)
     return attrs.evolve(parsed, error=error) if error else parsed
 
@@ -357,6 +359,33 @@ _KEYWORD_END = re.compile(  # a line ending so goes on with the next (`A extends
     rb"satisfies|case|else|do)$"
 )
 _IN_TEXT = frozenset({"template_string", "string", "string_fragment", "comment", "regex", "regex_pattern"})
+
+
+# the languages whose local functions are visible in their block only, and are qualified by their own name
+# (a file may define `reducer` in each of its tests' callbacks): their SCOPE rows
+_BLOCK_SCOPED = frozenset({"typescript", "javascript"})
+
+
+def _scopes(defs: list[_Def]) -> tuple[EdgeRow, ...]:
+    """A SCOPE row for each function the file defines under a qualified name it defines again, inside a
+    block (a function's body, a callback's, an `if`'s): the lines of that block, where a call of the name
+    reaches this definition and no other (`call_graph`). A definition at the module's level has none: it is
+    visible in the whole file, outside the blocks that define the name again."""
+    seen: dict[str, int] = {}
+    for d in defs:
+        if d.kind is SymbolKind.FUNCTION:
+            seen[d.qualname] = seen.get(d.qualname, 0) + 1
+    rows: list[EdgeRow] = []
+    for d in defs:
+        if d.kind is not SymbolKind.FUNCTION or seen[d.qualname] < 2:
+            continue
+        block = d.node.parent
+        while block is not None and block.type != "statement_block":
+            block = block.parent
+        if block is not None:
+            lines = f"{block.start_point.row + 1}-{block.end_point.row + 1}"
+            rows.append((EdgeKind.SCOPE.value, d.qualname, d.node.start_point.row + 1, 0, d.name, lines, ""))
+    return tuple(rows)
 
 
 def _repaired(data: bytes, root: ts.Node) -> bytes | None:

@@ -411,3 +411,39 @@ def test_an_interface_property_typed_by_a_function_type_is_a_member_classes_impl
         ("lib/effects.ts", 140, "exact", "memoMap.getOrElse", "base"),
         ("lib/effects.ts", 132, "exact", "MemoMap.getOrElse", "base"),
     ]
+
+
+def test_functions_read_as_values_where_no_call_is(engine: trifecta.Engine) -> None:
+    # lib/reads.ts: `flag ? pickA : pickB`, `choice: typeof pickA`, `creator.type = type`, `creator as
+    # unknown`, `{ choose = pickB }`: the server's references list each
+    assert callers(engine, "sym://typescript/type/lib/reads/pickA") == [
+        ("lib/reads.ts", 13, "chooser", "exact", "pickA"),
+        ("lib/reads.ts", 17, "Options.choice", "exact", "pickA"),
+    ]
+    assert callers(engine, "sym://typescript/type/lib/reads/pickB") == [
+        ("lib/reads.ts", 13, "chooser", "exact", "pickB"),
+        ("lib/reads.ts", 28, "withDefault", "exact", "pickB"),
+    ]
+    assert callers(engine, "sym://typescript/type/lib/reads/creator") == [
+        ("lib/reads.ts", 24, "tagged", "exact", "creator"),
+        ("lib/reads.ts", 25, "tagged", "exact", "creator"),
+    ]
+
+
+def test_a_local_function_a_file_defines_again_is_called_in_its_own_block_only(
+    engine: trifecta.Engine,
+) -> None:
+    # app/locals.test.ts: a module-level `reducer`, and another in each `describe` callback's block; a call
+    # reaches the innermost block's, else the module's (a language server's references agree)
+    assert callers(engine, "sym://typescript/type/app/locals.test/reducer") == [
+        ("app/locals.test.ts", 21, "", "exact", "reducer"),
+        ("app/locals.test.ts", 24, "outer", "exact", "reducer"),
+    ]
+    # app/steps.ts: `const step` in two functions; the URI selects the first, which only its function calls
+    assert callers(engine, "sym://typescript/type/app/steps/step") == [
+        ("app/steps.ts", 3, "first", "exact", "step"),
+    ]
+    callees = engine.callees("sym://typescript/type/app/steps/first").to_dict()["data"]["hits"]
+    assert [(h["call_line"], h["symbol"]) for h in callees] == [(3, "step")]
+    impact = engine.impact("sym://typescript/type/app/steps/step").to_dict()["data"]["files"]
+    assert [(f["path"], [s["symbol"] for s in f["symbols"]]) for f in impact] == [("app/steps.ts", ["first"])]
