@@ -1706,6 +1706,10 @@ def resolve_call(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
             if nested:
                 return Resolved(resolution=Resolution.EXACT, targets=tuple(nested))
         local = [c for c in by_place.get(("", edge.name), ()) if c.module == ctx.module]
+        if ctx.path.endswith(_ECMASCRIPT_SUFFIXES):
+            # a method of an object literal no variable holds (`createSlice({reducers: {increment() {}}})`):
+            # reached through an object only, never by its bare name (`const {increment} = slice.actions`)
+            local = [c for c in local if c.kind is not SymbolKind.METHOD]
         if ctx.path.endswith(_PYTHON_SUFFIXES):
             member = []  # a bare name never reaches the class: `def dup(self): dup(fd)` calls the module's
         if local or member:  # a module-level name first; else the class's member (Java, C#: `foo()`)

@@ -447,3 +447,15 @@ def test_a_local_function_a_file_defines_again_is_called_in_its_own_block_only(
     assert [(h["call_line"], h["symbol"]) for h in callees] == [(3, "step")]
     impact = engine.impact("sym://typescript/type/app/steps/step").to_dict()["data"]["files"]
     assert [(f["path"], [s["symbol"] for s in f["symbols"]]) for f in impact] == [("app/steps.ts", ["first"])]
+
+
+def test_a_method_of_an_object_literal_no_variable_holds_is_never_called_by_its_bare_name(
+    engine: trifecta.Engine,
+) -> None:
+    # app/literal.ts: `make({reducers: {increment(n) {...}}})`, then `const {increment} = made.actions` and
+    # `increment()`: the destructured variable's call, not the literal's method
+    assert callers(engine, "sym://typescript/type/app/literal/increment") == [
+        ("app/literal.ts", 16, "bump", "name", "increment"),  # by its name only: kept, never sure
+    ]
+    data = engine.callees("sym://typescript/type/app/literal/bump").to_dict()["data"]
+    assert [h["symbol"] for h in data["hits"] if h["resolution"] in ("exact", "import")] == []
