@@ -1494,7 +1494,22 @@ def _share_external_base(asked: Candidate, reached: Candidate, segment: Segment)
     if not (asked.path.endswith(_ECMASCRIPT_SUFFIXES) and reached.path.endswith(_ECMASCRIPT_SUFFIXES)):
         return False
     mine = external_bases(asked, segment) - {"Object"}  # every class's: Object's methods only (above)
-    return bool(mine) and bool(mine & external_bases(reached, segment))
+    name = asked.qualname.rsplit(".", 1)[-1]
+    # (a base the library declares without that member relates nothing: `resolve()` of two interfaces that
+    # extend `Promise<T>`, each its own)
+    return any(name in _BUILT_IN_MEMBERS.get(b, (name,)) for b in mine & external_bases(reached, segment))
+
+
+# the members of the ECMAScript library's types a class or an object literal may implement (lib.es*.d.ts),
+# where two methods of one name relate through a base only when it declares the name; a base not listed
+# here may declare any
+_BUILT_IN_MEMBERS = {
+    "Promise": ("then", "catch", "finally"),
+    "PromiseLike": ("then",),
+    "Iterator": ("next", "return", "throw"),
+    "AsyncIterator": ("next", "return", "throw"),
+    "Error": ("name", "message", "stack", "cause"),
+}
 
 
 def names_external(

@@ -459,3 +459,13 @@ def test_a_method_of_an_object_literal_no_variable_holds_is_never_called_by_its_
     ]
     data = engine.callees("sym://typescript/type/app/literal/bump").to_dict()["data"]
     assert [h["symbol"] for h in data["hits"] if h["resolution"] in ("exact", "import")] == []
+
+
+def test_two_interfaces_extending_a_library_type_relate_only_through_its_own_members(
+    engine: trifecta.Engine,
+) -> None:
+    # lib/deferred/one.ts and two.ts: each `interface Deferred<T> extends Promise<T> { resolve(...) }`;
+    # Promise declares `then` but no `resolve`, so each `resolve` is its own (a language server agrees)
+    assert callers(engine, "sym://typescript/type/lib/deferred/one/Deferred#resolve") == [
+        ("lib/deferred/one.ts", 6, "settle", "exact", "d.resolve"),
+    ]
