@@ -98,7 +98,8 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # (type predicates and instanceof, variables holding a member or an element, `this` in an object literal's
 # method, built-in maps' and sets' iterators).
 # Session 35: 41 SCOPE rows (TypeScript's and JavaScript's local functions a file defines under one name again).
-EDGES_VERSION = "41"
+# 42 TypeScript/JavaScript functions read as values in a conditional's branch, `typeof f`, `f.x = ...`, `f as T`, defaults.
+EDGES_VERSION = "42"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy

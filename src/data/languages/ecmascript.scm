@@ -106,6 +106,13 @@
 (variable_declarator value: (member_expression) @reference.member)
 (assignment_expression right: (identifier) @reference.value)
 (assignment_expression right: (member_expression) @reference.member)
+; a conditional's branch (`flag ? pickA : pickB`), a function a property is set on (`creator.type = type`), a
+; destructured or parameter default (`{ pick = pickB }`, `(pick = pickB)`)
+(ternary_expression consequence: (identifier) @reference.value)
+(ternary_expression alternative: (identifier) @reference.value)
+(assignment_expression left: (member_expression object: (identifier) @reference.value))
+(object_assignment_pattern right: (identifier) @reference.value)
+(assignment_pattern right: (identifier) @reference.value)
 (call_expression
   function: (member_expression
     object: (member_expression) @reference.member

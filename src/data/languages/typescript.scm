@@ -26,6 +26,12 @@
 (interface_body (property_signature name: (_) @name) @definition.field)
 
 
+; functions read as values in TypeScript's own forms (ecmascript.scm has the rest): `typeof f` in a type,
+; `f as T`, a parameter's default (`pick = pickB`)
+(type_query (identifier) @reference.value)
+(as_expression . (identifier) @reference.value)
+(required_parameter value: (identifier) @reference.value)
+
 ; bases: what a class extends or implements, what an interface extends
 (class_declaration (class_heritage (extends_clause value: (_) @base))) @bases.of
 (class_declaration (class_heritage (implements_clause (_) @base))) @bases.of
