@@ -229,7 +229,9 @@ def module_spec(text: str, ctx: FileContext) -> tuple[tuple[str, ...], bool]:
                     parts = parts[:-1]
                 elif piece not in ("", "."):
                     parts.append(piece)
-            return _without_ending(tuple(parts)), True
+            named = _without_ending(tuple(parts))
+            # `../index`: the folder's module, as `..` (a folder's index file has its folder's module)
+            return (named[:-1] if named[-1:] == ("index",) and len(named) > 1 else named), True
         level = len(text) - len(text.lstrip("."))  # one dot is the file's own package (a folder: `.`)
         base = list(ctx.package)
         if level > 1:
@@ -253,7 +255,7 @@ def _without_ending(parts: tuple[str, ...]) -> tuple[str, ...]:
 
 def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, partial: bool = True) -> int:
     """How well a definition's module matches an import's: 0 not at all; a relative import must name it
-    exactly (a folder's `index` file stands for the folder, named or not), an absolute one scores the parts their ends
+    exactly (a folder's `index` file stands for the folder), an absolute one scores the parts their ends
     share: all of the shorter one's for a dotted module (`json.decoder` and `Lib/json/decoder`; `pkg.util`
     and `util` in a segment that is the package's folder; never `asyncio/futures` for `concurrent.futures`),
     at least the last of a path's (Go's `example.com/m/util` and the folder `util`); a Go import of its own
@@ -263,13 +265,7 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, p
     if not spec or not module:
         return 0
     if exact:
-        return (
-            1000
-            if module == spec
-            or (module[-1:] == ("index",) and module[:-1] == spec)
-            or (spec[-1:] == ("index",) and spec[:-1] == module)  # `../index`: the folder's module
-            else 0
-        )
+        return 1000 if module == spec or (module[-1:] == ("index",) and module[:-1] == spec) else 0
     if module[-1] != spec[-1]:
         return 0  # most candidates: another module's class of the same name
     shared = 0
