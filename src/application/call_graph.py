@@ -76,6 +76,7 @@ from ..domain.code import ChunkKind, Symbol, SymbolKind
 from ..domain.contract import ErrorCode, Notice, Ref, Response, WarningCode
 from ..domain.rewrite_policy import is_test_file
 from ..domain.selector import Selector, SelectorKind, parse
+from ..domain.tsconfig import CONFIG_NAMES, MAX_CONFIG_BYTES, PathAliases, load_aliases, parse_jsonc
 from .navigation import LanguageServerUnavailable, Location
 from .ports import FileRefused, FileSource, IndexReader, OutsideSegment
 from .zoom_ast import PathRules, SymbolResolver, Unresolved, uri_of
@@ -93,6 +94,10 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
 _STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
 # `f()[0]`: a receiver typed by an item of what `f` returns; `f()[]`: an element of it (TypeScript)
+# what a bare import's path may end in, in the compiler's order; a `.js` one names its `.ts` source
+_ECMASCRIPT_FILES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_RESOLVED_ENDINGS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs")
+_SOURCE_OF_OUTPUT = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _ITEM_SUFFIX = re.compile(r"\[\d*\]$")
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
@@ -155,6 +160,9 @@ class CallGraph:
         self._rules = rules
         self._read = read  # a file's bytes as an agent may see them (Go's go.mod), if the caller has them
         self._go_modules: dict[str, tuple[str, tuple[str, ...]] | None] = {}  # folder -> its go.mod's module
+        self._ts_aliases: dict[str, PathAliases | None] = {}  # folder -> its nearest tsconfig's aliases
+        self._ts_configs: dict[str, dict[str, Any] | None] = {}  # a tsconfig's path -> its object, read once
+        self._ts_files: dict[str, str | None] = {}  # an alias's target -> the file of the segment it names
         self._candidates: dict[str, list[Candidate]] = {}
         self._named: dict[str, dict[tuple[str, str], Symbol]] = {}
         self._definitions: dict[str, dict[tuple[str, str], list[Symbol]]] = {}
@@ -323,7 +331,8 @@ class CallGraph:
         and paths: a module's attribute that is another module (`os.path`)."""
         if alias not in self._module_binders:
             self._module_binders[alias] = [
-                (self.module(p), p, e)
+                # TypeScript's `import * as m from '@/m'`: the file it names
+                (self.module(p), p, self._aliased_imports(p, [e])[0] if p.endswith(_ECMASCRIPT_FILES) else e)
                 for p, e in self._reader.edges(names=[""], kinds=[EdgeKind.IMPORT], aliases=[alias])
                 if not e.caller and not e.name
             ]
@@ -413,9 +422,81 @@ class CallGraph:
             path=path,
             module=module,
             package=package,
-            imports=bound_imports(self._go_own_imports(path, imports) if path.endswith(".go") else imports),
+            imports=bound_imports(imports := self._own_imports(path, imports)),
             stars=star_imports(imports),
         )
+
+    def _own_imports(self, path: str, imports: Sequence[Edge]) -> Sequence[Edge]:
+        """A file's imports of its own project's files by another name, as the paths they name: Go's
+        module path (go.mod), TypeScript's and JavaScript's aliases (tsconfig.json's ``paths``, ``baseUrl``)."""
+        if path.endswith(".go"):
+            return self._go_own_imports(path, imports)
+        if path.endswith(_ECMASCRIPT_FILES):
+            return self._aliased_imports(path, imports)
+        return imports
+
+    def _aliased_imports(self, path: str, imports: Sequence[Edge]) -> Sequence[Edge]:
+        """A TypeScript or JavaScript file's bare imports its nearest tsconfig.json (or jsconfig.json) maps
+        to a file of the segment (``@/util`` with ``"@/*": ["src/*"]``, a package's own name with
+        ``"pkg": ["src/index.ts"]``), written as that file's path relative to the importing file, so they
+        name it exactly; the others as they are."""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        aliases = self._aliases(folder)
+        if aliases is None:
+            return imports
+        up = "../" * folder.count("/") + ("../" if folder else "./")  # from the file's folder to the root
+        out = []
+        for edge in imports:
+            text = edge.text.strip().strip("\"'`")
+            for target in aliases.targets(text):
+                found = self._ts_file(target)
+                if found is not None:
+                    edge = attrs.evolve(edge, text=up + found)
+                    break
+            out.append(edge)
+        return out
+
+    def _aliases(self, folder: str) -> PathAliases | None:
+        """The aliases of the tsconfig.json (or jsconfig.json) nearest at or above a segment-relative
+        folder: the first that parses governs its folder's files, with the ones it ``extends``."""
+        if folder in self._ts_aliases:
+            return self._ts_aliases[folder]
+        found: PathAliases | None = None
+        for name in CONFIG_NAMES:
+            config = f"{folder}/{name}" if folder else name
+            if self._ts_config(config) is not None:
+                found = load_aliases(config, self._ts_config)
+                break
+        else:
+            found = self._aliases(folder.rsplit("/", 1)[0] if "/" in folder else "") if folder else None
+        self._ts_aliases[folder] = found
+        return found
+
+    def _ts_config(self, path: str) -> dict[str, Any] | None:
+        """A tsconfig's object, read once through the segment's file rules; None when it cannot be read or
+        parsed (too large, not JSON with comments)."""
+        if path not in self._ts_configs:
+            config = None
+            if self._read is not None:
+                try:
+                    config = parse_jsonc(self._read(path)[: MAX_CONFIG_BYTES + 1])
+                except (OutsideSegment, OSError, FileRefused):
+                    config = None
+            self._ts_configs[path] = config
+        return self._ts_configs[path]
+
+    def _ts_file(self, target: str) -> str | None:
+        """The indexed file an alias's target names, as the compiler looks for it: the path as written
+        (a `.js` one as its `.ts` source first), with a TypeScript or JavaScript ending, a folder's index."""
+        if target not in self._ts_files:
+            stem, dot, ending = target.rpartition(".")
+            tried = [target]
+            if dot and "/" not in ending and f".{ending}" in _SOURCE_OF_OUTPUT:
+                tried = [stem + e for e in _SOURCE_OF_OUTPUT[f".{ending}"]] + tried
+            tried += [target + e for e in _RESOLVED_ENDINGS]
+            tried += [f"{target}/index{e}" for e in _RESOLVED_ENDINGS]
+            self._ts_files[target] = next((t for t in tried if self._reader.file(t) is not None), None)
+        return self._ts_files[target]
 
     def _go_own_imports(self, path: str, imports: Sequence[Edge]) -> Sequence[Edge]:
         """A Go file's imports of its own module's packages written as their folders (``GO_MODULE_FOLDER``):
