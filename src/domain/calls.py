@@ -1584,7 +1584,15 @@ def resolve_edge(edge: Edge, ctx: FileContext, segment: Segment | Lookup) -> Res
     if edge.kind is not EdgeKind.REFERENCE and edge.kind is not EdgeKind.DOC:
         return resolved
     kinds = _FUNCTIONS if edge.kind is EdgeKind.DOC else _REFERENCED
-    targets = tuple(t for t in resolved.targets if t.kind in kinds)
+    # TypeScript's, JavaScript's `X.m` read may read a property (an object literal's key `reset` typed by
+    # `interface Ops { reset: () => number }`), as an accessor's use does
+    member = edge.kind is EdgeKind.REFERENCE and "." in edge.text and ctx.path.endswith(_ECMASCRIPT_SUFFIXES)
+    targets = tuple(
+        t
+        for t in resolved.targets
+        if t.kind in kinds
+        or (member and t.kind is SymbolKind.FIELD and t.path.endswith(_ECMASCRIPT_SUFFIXES))
+    )
     if resolved.resolution not in _SURE or not targets:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="unknown")
     return attrs.evolve(resolved, targets=targets)

@@ -616,6 +616,16 @@ def _edges(
         if "reference.value" in captures:  # kept once the file's names are known (most are variables)
             pending.append((pattern, captures))
             continue
+        if "reference.key" in captures:  # an object literal's key: its type's member, when a type types it
+            named = captures["reference.key"][0]
+            in_literal = named if named.type == "shorthand_property_identifier" else named.parent
+            typed_by = _literal_type(in_literal) if in_literal is not None else None
+            holds = _literal_holder(typed_by) if typed_by is not None else None
+            if holds is not None:
+                keyed = {"reference.value": [named], "value.receiver": [holds], "value.name": [named]}
+                keyed["value.key"] = []  # (its own place in `found`: `_values`)
+                pending.append((pattern, keyed))
+            continue
         if "reference.member" in captures:  # `this.m`, `X.m` read as a value (TypeScript's, JavaScript's)
             shaped = _member(captures["reference.member"][0])
             if shaped is not None:
@@ -993,7 +1003,8 @@ def _values(
             continue
         point = name_node.start_point
         found.setdefault(
-            (node.start_byte, node.end_byte),
+            # a key's own place: a shorthand property (`{ reset }`) reads the local `reset` too
+            (node.start_byte, node.start_byte if "value.key" in captures else node.end_byte),
             (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
         )
     # (their callers by one sweep; a name's node is no other match's: none is kept in its place)
@@ -1744,6 +1755,20 @@ def _literal_types(node: ts.Node) -> list[str]:
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         return _literal_types(first) if first is not None else []
     return [] if _text(name) in _NO_MEMBERS else [_text(name)]
+
+
+def _literal_holder(node: ts.Node) -> ts.Node | None:
+    """The name of the one type an object literal's type names (`Ops` of `Ops`, `Ops<T>`, `Partial<Ops>`):
+    its keys read that type's members; None for a qualified name, an intersection, a type literal."""
+    if node.type == "type_identifier":
+        return node
+    if node.type != "generic_type" or (name := node.child_by_field_name("name")) is None:
+        return None
+    if _text(name) in _OF_FIRST:
+        arguments = node.child_by_field_name("type_arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        return _literal_holder(first) if first is not None else None
+    return None if _text(name) in _NO_MEMBERS or name.type != "type_identifier" else name
 
 
 # what a method of these names returns, by the language's protocols: an iterator

@@ -469,3 +469,21 @@ def test_two_interfaces_extending_a_library_type_relate_only_through_its_own_mem
     assert callers(engine, "sym://typescript/type/lib/deferred/one/Deferred#resolve") == [
         ("lib/deferred/one.ts", 6, "settle", "exact", "d.resolve"),
     ]
+
+
+def test_the_keys_of_an_object_literal_a_type_types_reference_its_members(engine: trifecta.Engine) -> None:
+    # app/ops.ts: `function makeOps(): Ops { return { addOne: double, reset } }`, `const fixedOps:
+    # Partial<Ops> = { addOne: ... }`, `(): Ops => ({ addOne: double, ... })`; `const untyped = { addOne }`
+    # is typed by nothing
+    assert callers(engine, "sym://typescript/type/lib/ops/Ops#addOne") == [
+        ("app/ops.ts", 12, "makeOps", "import", "Ops.addOne"),
+        ("app/ops.ts", 18, "fixedOps", "import", "Ops.addOne"),
+        ("app/ops.ts", 25, "arrowOps", "import", "Ops.addOne"),
+    ]
+    assert callers(engine, "sym://typescript/type/lib/ops/Ops#reset") == [
+        ("app/ops.ts", 13, "makeOps", "import", "Ops.reset"),  # a shorthand property: and the local `reset`
+        ("app/ops.ts", 25, "arrowOps", "import", "Ops.reset"),
+    ]
+    assert ("app/ops.ts", 13, "makeOps", "exact", "reset") in callers(
+        engine, "sym://typescript/type/app/ops/reset"
+    )

@@ -31,6 +31,18 @@
 (type_query (identifier) @reference.value)
 (as_expression . (identifier) @reference.value)
 (required_parameter value: (identifier) @reference.value)
+; the keys of an object literal a type types (`function make(): Ops { return { addOne: double, reset } }`,
+; `const ops: Partial<Ops> = {...}`, `{...} satisfies Ops`, `(): Ops => ({...})`): each reads the type's
+; member of its name (@reference.key: treesitter_parser._literal_type finds the type, if any)
+(return_statement (object [(pair key: (property_identifier) @reference.key) (shorthand_property_identifier) @reference.key]))
+(variable_declarator
+  type: (type_annotation)
+  value: (object [(pair key: (property_identifier) @reference.key) (shorthand_property_identifier) @reference.key]))
+(satisfies_expression (object [(pair key: (property_identifier) @reference.key) (shorthand_property_identifier) @reference.key]))
+(arrow_function
+  return_type: (type_annotation)
+  body: (parenthesized_expression
+    (object [(pair key: (property_identifier) @reference.key) (shorthand_property_identifier) @reference.key])))
 
 ; bases: what a class extends or implements, what an interface extends
 (class_declaration (class_heritage (extends_clause value: (_) @base))) @bases.of
