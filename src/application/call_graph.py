@@ -93,11 +93,10 @@ SURE = frozenset({Resolution.EXACT, Resolution.IMPORT})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _USE = {EdgeKind.CALL: "call", EdgeKind.REFERENCE: "reference", EdgeKind.DOC: "doc"}  # a caller hit's `use`
 _STATIC = re.compile(r"(?:[\w@]+\s+)*static\s")  # `static m()`, `public static m()`
-# `f()[0]`: a receiver typed by an item of what `f` returns; `f()[]`: an element of it (TypeScript)
 # what a bare import's path may end in, in the compiler's order; a `.js` one names its `.ts` source
-_ECMASCRIPT_FILES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _RESOLVED_ENDINGS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs")
 _SOURCE_OF_OUTPUT = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+# `f()[0]`: a receiver typed by an item of what `f` returns; `f()[]`: an element of it (TypeScript)
 _ITEM_SUFFIX = re.compile(r"\[\d*\]$")
 _DOTTED_LEFT = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(\))?\s*(?:\?\.|\.|::|->)\s*)*$")
 
@@ -248,6 +247,8 @@ class CallGraph:
         reaches the definition of the innermost block around it, else the module's own definition; a use in
         another file reaches the module's one only (a local function is never imported). None when every
         use of the name reaches the same place (one definition, or no blocks known)."""
+        if not path.endswith(_ECMASCRIPT):  # (the languages with SCOPE rows: no look-up for the others)
+            return None
         scopes: dict[int, tuple[int, int]] = {}
         for _, edge in self._reader.edges(paths=[path], names=[symbol.name], kinds=[EdgeKind.SCOPE]):
             low, _, high = edge.text.partition("-")
@@ -332,7 +333,7 @@ class CallGraph:
         if alias not in self._module_binders:
             self._module_binders[alias] = [
                 # TypeScript's `import * as m from '@/m'`: the file it names
-                (self.module(p), p, self._aliased_imports(p, [e])[0] if p.endswith(_ECMASCRIPT_FILES) else e)
+                (self.module(p), p, self._aliased_imports(p, [e])[0] if p.endswith(_ECMASCRIPT) else e)
                 for p, e in self._reader.edges(names=[""], kinds=[EdgeKind.IMPORT], aliases=[alias])
                 if not e.caller and not e.name
             ]
@@ -431,7 +432,7 @@ class CallGraph:
         module path (go.mod), TypeScript's and JavaScript's aliases (tsconfig.json's ``paths``, ``baseUrl``)."""
         if path.endswith(".go"):
             return self._go_own_imports(path, imports)
-        if path.endswith(_ECMASCRIPT_FILES):
+        if path.endswith(_ECMASCRIPT):
             return self._aliased_imports(path, imports)
         return imports
 
