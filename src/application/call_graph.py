@@ -23,6 +23,11 @@ method of its class family (``related``: ``base``, a method it overrides, so the
 language server's references follow; callees also list the calls that reach nothing in the segment, as
 ``resolution: "unresolved"``.
 
+Their ``URI`` is a ``sym://`` selector, or ``PATH:LINE[:COL]`` for the definition declared on that line, else
+the innermost around it (``domain.position``): the one way to ask about the second of two definitions a
+file gives one qualified name, which a selector names together (the first answers, in ``range``); callees
+of a position are that definition's own calls.
+
 ``ast impact URI --depth N`` (kind ``"impact"``): transitive callers through ``exact`` and ``import``
 resolutions, breadth first, up to ``depth`` (at most ``MAX_DEPTH``; a larger one is capped and the answer
 says so), each definition once (recursion and mutual calls end); grouped by file with counts, test files
@@ -73,7 +78,8 @@ from ..domain.calls import (
     star_imports,
 )
 from ..domain.code import ChunkKind, Symbol, SymbolKind
-from ..domain.contract import ErrorCode, Notice, Ref, Response, WarningCode
+from ..domain.contract import Error, ErrorCode, Notice, Ref, Response, WarningCode
+from ..domain.position import definition_at, is_position, parse_position
 from ..domain.rewrite_policy import is_test_file
 from ..domain.selector import Selector, SelectorKind, parse
 from ..domain.tsconfig import CONFIG_NAMES, MAX_CONFIG_BYTES, PathAliases, load_aliases, parse_jsonc
@@ -910,6 +916,22 @@ def _bounded_int(value: object, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
+@attrs.frozen(kw_only=True)
+class _Target:
+    """The definition a request asks about and its canonical uri; ``position``: its ``PATH:DEF_LINE`` when
+    it was asked for by a position (its uri may name another definition of its name first)."""
+
+    path: str
+    symbol: Symbol
+    uri: str
+    position: str | None = None
+
+    @property
+    def again(self) -> str:
+        """What asks for this definition again in a next action."""
+        return self.position or self.uri
+
+
 class _GraphUseCase:
     def __init__(
         self,
@@ -970,18 +992,18 @@ class _GraphUseCase:
             self._request.graph = None
             self._kept_lock.release()
 
-    def _limited_target(
-        self, uri: object, limit: object, kind: str, verb: str
-    ) -> tuple[str, Symbol, str] | Response:
+    def _limited_target(self, uri: object, limit: object, kind: str, verb: str) -> _Target | Response:
         """`_target`, after checking the request's limit (callers and callees)."""
         if not _bounded_int(limit, 1, MAX_LIMIT):
             return _bad(kind, f"limit must be an integer between 1 and {MAX_LIMIT}, got {limit!r}")
         return self._target(uri, kind, verb)
 
-    def _target(self, uri: object, kind: str, verb: str) -> tuple[str, Symbol, str] | Response:
-        """(path, definition, canonical uri), or the selector's own error."""
+    def _target(self, uri: object, kind: str, verb: str) -> _Target | Response:
+        """The definition a ``sym://`` selector or a ``PATH:LINE[:COL]`` position names, or why none is."""
         if not isinstance(uri, str):
-            return _bad(kind, "uri must be a sym:// selector string")
+            return _bad(kind, "uri must be a sym:// selector or a PATH:LINE position string")
+        if is_position(uri):
+            return self._at_position(uri, kind, verb)
         selector = parse(uri, self._resolver.languages)
         if isinstance(selector, Selector) and selector.kind is SelectorKind.MOD:
             return Response.failure(
@@ -995,9 +1017,60 @@ class _GraphUseCase:
         resolved = self._resolver.resolve(uri)
         if isinstance(resolved, Unresolved):
             return self._redefined(resolved) or resolved.response(kind, "snippet")
-        return resolved.path, resolved.definitions[0], resolved.uri
+        return _Target(path=resolved.path, symbol=resolved.definitions[0], uri=resolved.uri)
 
-    def _redefined(self, unresolved: Unresolved) -> tuple[str, Symbol, str] | None:
+    def _at_position(self, text: str, kind: str, verb: str) -> _Target | Response:
+        """The definition at a position (``domain.position``): the one a file defines under a name it
+        defines again too, which a selector cannot tell from the first. Next actions ask for it by its
+        ``PATH:DEF_LINE``, as its uri may name the first."""
+        position = parse_position(text)
+        if isinstance(position, Error):
+            return Response.failure(
+                kind, position.code, f"{position.message} (or a sym:// selector)", error_data=position.data
+            )
+        path, line = position.path, position.line
+        if self._reader.file(path) is None:
+            return self._not_indexed(path, kind)
+        symbols = self._reader.symbols(path)
+        line_text = ""
+        if position.column is not None:
+            lines = self._admitted_lines(path) or []
+            line_text = lines[line - 1] if line <= len(lines) else ""
+        symbol = definition_at(symbols, line, position.column, line_text)
+        graph = self._graph()
+        if symbol is None:
+            outline = graph.uri(path, "")  # the file's outline
+            return Response.failure(
+                kind,
+                ErrorCode.INVALID_ARGUMENT,
+                f"{path}:{line} is in no definition of the file; {verb} is of one definition: give a line of "
+                "a function, method or class (ast symbols lists them with their lines)",
+                error_data={"path": path, "line": line, "definitions": len(symbols)},
+                next_actions=[act.symbols(outline)] if outline else [],
+            )
+        uri = graph.uri(path, symbol.qualname)
+        if uri is None:
+            return _bad(kind, f"{path}:{line} is in {symbol.qualname!r}, which no sym:// selector names")
+        return _Target(path=path, symbol=symbol, uri=uri, position=f"{path}:{symbol.def_line}")
+
+    def _not_indexed(self, path: str, kind: str) -> Response:
+        """Why a position's file has no definitions in the index: not in the segment, no such file, a file
+        the indexer refuses, or one of no language it parses."""
+        try:
+            found = self._source.stat(path)
+        except OutsideSegment as exc:
+            return Response.failure(kind, ErrorCode.PATH_OUTSIDE_SEGMENT, f"{path}: {exc}")
+        except FileRefused as exc:
+            return Response.failure(kind, exc.code, f"{path} cannot be read: {exc}", error_data=exc.data)
+        except (OSError, ValueError):
+            found = None
+        if found is None:
+            return Response.failure(kind, ErrorCode.FILE_NOT_FOUND, f"no file {path} in the segment")
+        return _bad(
+            kind, f"{path} is not in the index: a file of no language trifecta parses, or one it ignores"
+        )
+
+    def _redefined(self, unresolved: Unresolved) -> _Target | None:
         """A name one file defines several times (``try``/``except`` alternatives, a redefinition): the
         selector cannot pick one, but a call reaches the name whichever runs, so callers, callees and
         impact answer for the name (every definition's calls; the first definition in ``range``)."""
@@ -1016,7 +1089,7 @@ class _GraphUseCase:
             return None
         qualname = ".".join([selector.symbol, *selector.member])
         same = [s for s in self._reader.symbols(str(path)) if s.qualname == qualname]
-        return (str(path), same[0], str(uri)) if len(same) == len(candidates) else None
+        return _Target(path=str(path), symbol=same[0], uri=str(uri)) if len(same) == len(candidates) else None
 
     def _lines(self, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
         if path not in cache:
@@ -1122,6 +1195,18 @@ def _twins(path: str, symbol: Symbol, definitions: list[Symbol]) -> list[dict[st
     ]  # fmt: skip
 
 
+def _reached(graph: CallGraph, target: Candidate, path: str, line: int) -> Symbol | None:
+    """The definition a call at ``path:line`` reaches: of a name the target's file defines again (a local
+    in each test's callback), the one whose block holds the call, so its line is the one to ask about
+    (``ast callers PATH:LINE``); else the first of the name."""
+    same = [s for s in graph.symbols(target.path) if s.qualname == target.qualname]
+    for definition in same if len(same) > 1 else ():
+        reaches = graph.in_scope(target.path, definition)
+        if reaches is not None and reaches(path, line):
+            return definition
+    return same[0] if same else None
+
+
 def _target_data(path: str, symbol: Symbol, uri: str) -> dict[str, Any]:
     return {
         "uri": uri,
@@ -1145,7 +1230,7 @@ class CallersUseCase(_GraphUseCase):
         target = self._limited_target(request.uri, request.limit, CALLERS_KIND, "callers")
         if isinstance(target, Response):
             return target
-        path, symbol, uri = target
+        path, symbol, uri = target.path, target.symbol, target.uri
         graph = self._graph()
         found, family, declared = graph.callers_and_related(path, symbol, related=family_in_callers(path))
         reaches = graph.in_scope(path, symbol)
@@ -1225,9 +1310,9 @@ class CallersUseCase(_GraphUseCase):
             if len(data["hits"]) == request.limit < MAX_LIMIT:
                 # the limit cut the answer, not the byte budget: the same question with room for the rest
                 more = min(MAX_LIMIT, data["total"] - request.offset)
-                actions.insert(0, act.callers(uri, limit=more, offset=request.offset or None))
+                actions.insert(0, act.callers(target.again, limit=more, offset=request.offset or None))
             else:  # the byte budget cut it: the rest from where this answer stops
-                actions.insert(0, act.callers(uri, limit=request.limit, offset=after))
+                actions.insert(0, act.callers(target.again, limit=request.limit, offset=after))
         return Response.success(
             CALLERS_KIND, data, refs=[Ref(kind="definition", uri=uri)], next_actions=actions
         )
@@ -1241,11 +1326,12 @@ class CalleesUseCase(_GraphUseCase):
         target = self._limited_target(request.uri, request.limit, CALLEES_KIND, "callees")
         if isinstance(target, Response):
             return target
-        path, symbol, uri = target
+        path, symbol, uri = target.path, target.symbol, target.uri
         graph = self._graph()
         lines: dict[str, list[str] | None] = {}
         hits = []
-        own_lines = graph.in_scope(path, symbol) is not None  # a local function defined again: its own calls
+        # asked by its position, or a local function defined again: its own calls, not its name's others'
+        own_lines = target.position is not None or graph.in_scope(path, symbol) is not None
         for edge, resolved in graph.callees(path, symbol.qualname):
             if own_lines and not symbol.start_line <= edge.line <= symbol.end_line:
                 continue
@@ -1257,7 +1343,7 @@ class CalleesUseCase(_GraphUseCase):
                      "preview": preview}
                 )  # fmt: skip
             for t in dict.fromkeys(resolved.targets):  # (a name its file defines twice: one hit)
-                definition = next((s for s in graph.symbols(t.path) if s.qualname == t.qualname), None)
+                definition = _reached(graph, t, path, edge.line)
                 hits.append(
                     {"path": t.path, "line": definition.def_line if definition else 0, "call_line": edge.line,
                      "column": edge.column + 1, "symbol": t.qualname, "uri": graph.uri(t.path, t.qualname),
@@ -1283,7 +1369,7 @@ class ImpactUseCase(_GraphUseCase):
         target = self._target(request.uri, IMPACT_KIND, "impact")
         if isinstance(target, Response):
             return target
-        path, symbol, uri = target
+        path, symbol, uri = target.path, target.symbol, target.uri
         capped = depth > MAX_DEPTH
         depth = min(depth, MAX_DEPTH)
         graph = self._graph()

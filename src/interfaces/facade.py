@@ -424,7 +424,10 @@ class Engine:
     def callers(self, uri: str, limit: int = 50, offset: int = 0) -> Response:
         """The call sites that reach one definition, from the index (no language server): each hit's path,
         line, column, calling symbol and its `uri`, `resolution` (exact, import, or name) and a preview.
-        `offset`: the hits from there on (an answer the byte budget cut says where it stopped)."""
+        `uri`: a sym:// selector, or `"path:line"` for the innermost definition declared on that line, else
+        around it: the one way to ask about the second of two definitions a file gives one name (a local in
+        each test's callback); `data["range"]` says which was chosen. `offset`: the hits from there on (an
+        answer the byte budget cut says where it stopped)."""
         from ..application.call_graph import CallersRequest
 
         self._ensure_index()
@@ -433,7 +436,8 @@ class Engine:
 
     @_guarded("callees")
     def callees(self, uri: str, limit: int = 200) -> Response:
-        """The calls one definition makes, each resolved to its definitions or reported unresolved."""
+        """The calls one definition makes, each resolved to its definitions or reported unresolved. `uri`: a
+        sym:// selector or `"path:line"`, as for `callers`."""
         from ..application.call_graph import CalleesRequest
 
         self._ensure_index()
@@ -443,7 +447,8 @@ class Engine:
     @_guarded("impact")
     def impact(self, uri: str, depth: int = 3) -> Response:
         """What reaches one definition through calls, transitively up to `depth` (capped, the cap
-        reported), grouped by file with counts; the tests that reach it are listed."""
+        reported), grouped by file with counts; the tests that reach it are listed. `uri`: a sym://
+        selector or `"path:line"`, as for `callers`."""
         from ..application.call_graph import ImpactRequest
 
         self._ensure_index()

@@ -148,18 +148,20 @@ server when one is already running (an earlier hover or refs started it), else t
 `data.engine` says which answered. Use it while reading code to jump to what a call means."""
 
 CALLERS = """\
-Who calls a function or method (sym:// uri), from the index, fast and without a language server: each \
-call site's path, line, calling symbol and its uri, resolution (exact, import; name = same name only) and \
-a preview. Use it before changing a signature. An answer the byte budget cut says where it stopped: its next action asks for the rest with offset."""
+Who calls a function or method (a sym:// uri, or "path:line" for the one defined at that line), from the \
+index, fast and without a language server: each call site's path, line, calling symbol and its uri, \
+resolution (exact, import; name = same name only) and a preview. Use it before changing a signature. An \
+answer the byte budget cut says where it stopped: its next action asks for the rest with offset. A file \
+that defines one name twice (a local in each test's callback) is told apart by "path:line" only."""
 OFFSET = "Skip this many call sites: the ones an earlier answer (cut by the byte budget) gave."
 
 CALLEES = """\
-What a function or method (sym:// uri) calls: each call resolved to definitions in this repository, or \
-unresolved (a library call) with the call as written."""
+What a function or method (a sym:// uri, or "path:line" for the one defined at that line) calls: each \
+call resolved to definitions in this repository, or unresolved (a library call) with the call as written."""
 
 IMPACT = """\
-What breaks if a definition changes: transitive callers up to `depth` (1-5), grouped by file with counts, \
-tests that reach it listed."""
+What breaks if a definition (a sym:// uri, or "path:line" for the one defined at that line) changes: \
+transitive callers up to `depth` (1-5), grouped by file with counts, tests that reach it listed."""
 
 LINT = """\
 How the query linter reads a query, without searching: vague / semi / guided, the anchors it found and \
@@ -193,6 +195,13 @@ WRITES_INDEX = ToolAnnotations(
 
 Query = Annotated[str, Field(description="The question, in words or identifiers (English or Spanish).")]
 Uri = Annotated[str, Field(description='A sym:// selector, e.g. "sym://python/type/pkg/mod/Class#method".')]
+Target = Annotated[
+    str,
+    Field(
+        description='A sym:// selector, e.g. "sym://python/type/pkg/mod/Class#method", or "path:line" '
+        '("app/x.test.ts:42"): the innermost definition declared on that line, else around it.'
+    ),
+]
 DefinitionEngine = Annotated[
     Literal["auto", "lsp", "index"],
     Field(description='"auto": the language server if running, else the index; "lsp": start it; "index".'),
@@ -536,19 +545,19 @@ class TrifectaMCP:
 
         @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
         async def callers(
-            uri: Uri,
+            uri: Target,
             limit: Annotated[int, Field(description="At most this many call sites.")] = 50,
             offset: Annotated[int, Field(description=OFFSET)] = 0,
         ) -> Result:
             return await self._run("callers", lambda e: e.callers(uri, limit=limit, offset=offset))
 
         @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
-        async def callees(uri: Uri) -> Result:
+        async def callees(uri: Target) -> Result:
             return await self._run("callees", lambda e: e.callees(uri))
 
         @tool(name="impact", title="Impact", description=IMPACT, annotations=READ_ONLY)
         async def impact(
-            uri: Uri, depth: Annotated[int, Field(description="Calls away, 1-5 (larger is capped).")] = 3
+            uri: Target, depth: Annotated[int, Field(description="Calls away, 1-5 (larger is capped).")] = 3
         ) -> Result:
             return await self._run("impact", lambda e: e.impact(uri, depth=depth))
 
@@ -646,7 +655,7 @@ class TrifectaMCP:
 
         @tool(name="callers", title="Callers", description=CALLERS, annotations=READ_ONLY)
         async def callers(
-            uri: Uri,
+            uri: Target,
             limit: Annotated[int, Field(description="At most this many call sites.")] = 50,
             offset: Annotated[int, Field(description=OFFSET)] = 0,
             segment: OneSegment = None,
@@ -656,12 +665,12 @@ class TrifectaMCP:
             )
 
         @tool(name="callees", title="Callees", description=CALLEES, annotations=READ_ONLY)
-        async def callees(uri: Uri, segment: OneSegment = None) -> Result:
+        async def callees(uri: Target, segment: OneSegment = None) -> Result:
             return await self._run("callees", _any(lambda e: e.callees(uri, segment=segment)))
 
         @tool(name="impact", title="Impact", description=IMPACT, annotations=READ_ONLY)
         async def impact(
-            uri: Uri,
+            uri: Target,
             depth: Annotated[int, Field(description="Calls away, 1-5 (larger is capped).")] = 3,
             segment: OneSegment = None,
         ) -> Result:

@@ -461,18 +461,27 @@ def ast_def_cmd(
 
 
 def _position(text: str) -> tuple[str, int, int | None]:
-    parts = text.rsplit(":", 2)
-    numbers: list[int] = []
-    while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
-        numbers.insert(0, int(parts.pop()))
-    if not numbers:
-        raise typer.BadParameter(f"{text!r} is not PATH:LINE[:COL]", param_hint="'POSITION'")
-    return ":".join(parts), numbers[0], numbers[1] if len(numbers) > 1 else None
+    from ...domain.position import Position, parse_position
+
+    position = parse_position(text)
+    if not isinstance(position, Position):
+        raise typer.BadParameter(position.message, param_hint="'POSITION'")
+    return position.path, position.line, position.column
+
+
+# callers, callees and impact: a definition by selector, or the one at a line (a name its file defines twice)
+TargetArg = Annotated[
+    str,
+    typer.Argument(
+        help="sym://<lang>/type/<path>/<Symbol>\\[#Member], or PATH:LINE: the innermost definition declared "
+        "on that line, else around it (app/x.test.ts:42 tells apart two definitions of one name).",
+    ),
+]
 
 
 @ast_app.command("callers")
 def ast_callers_cmd(
-    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    target: TargetArg,
     segment: SegmentOpt = ".",
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500, help="At most this many hits.")] = 50,
     offset: Annotated[
@@ -482,12 +491,12 @@ def ast_callers_cmd(
 ) -> None:
     """The call sites that reach one definition, from the index: path, line, calling symbol, uri,
     resolution (exact, import, name) and a preview, inside the byte budget (the rest: --offset)."""
-    _answer(segment, as_json, lambda engine: engine.callers(uri, limit=limit, offset=offset))
+    _answer(segment, as_json, lambda engine: engine.callers(target, limit=limit, offset=offset))
 
 
 @ast_app.command("callees")
 def ast_callees_cmd(
-    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    target: TargetArg,
     segment: SegmentOpt = ".",
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, max=500, help="At most this many hits.")
@@ -495,12 +504,12 @@ def ast_callees_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The calls one definition makes, resolved to definitions, or reported unresolved."""
-    _answer(segment, as_json, lambda engine: engine.callees(uri, limit=limit))
+    _answer(segment, as_json, lambda engine: engine.callees(target, limit=limit))
 
 
 @ast_app.command("impact")
 def ast_impact_cmd(
-    uri: Annotated[str, typer.Argument(help="sym://<lang>/type/<path>/<Symbol>[#Member]")],
+    target: TargetArg,
     segment: SegmentOpt = ".",
     depth: Annotated[
         int, typer.Option("--depth", "-d", min=1, help="How many calls away (capped at 5).")
@@ -509,7 +518,7 @@ def ast_impact_cmd(
 ) -> None:
     """What reaches one definition through calls, transitively: callers grouped by file with counts, the
     tests that reach it marked."""
-    _answer(segment, as_json, lambda engine: engine.impact(uri, depth=depth))
+    _answer(segment, as_json, lambda engine: engine.impact(target, depth=depth))
 
 
 @ctx_app.command("lint")
