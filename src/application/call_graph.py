@@ -188,6 +188,7 @@ class CallGraph:
             module_binders=self.module_binders,
             arguments=self.arguments,
             symbol_of=self.symbol,
+            calls_in=self.calls_in,
         )
 
     def language_and_stem(self, path: str) -> tuple[str, tuple[str, ...]] | None:
@@ -275,6 +276,10 @@ class CallGraph:
             return owner == mine
 
         return reaches
+
+    def calls_in(self, path: str, name: str) -> list[Edge]:
+        """The calls of ``name`` in one file (its CALL edges), by position."""
+        return [e for _, e in self._reader.edges(paths=[path], names=[name], kinds=[EdgeKind.CALL])]
 
     def load_contexts(self, paths: Iterable[str]) -> None:
         """The imports of many files in one look-up."""

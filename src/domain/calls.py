@@ -57,6 +57,7 @@ from typing import Any
 import attrs
 
 from .code import Symbol, SymbolKind
+from .ts_parameters import parameter_types
 
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _ECMASCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -171,6 +172,8 @@ class Segment:
     # typing a parameter by what its calls pass (``PARAMETER``): the calls, and a definition's symbol
     arguments: Arguments | None = None
     symbol_of: Callable[[str, str], Symbol | None] | None = None
+    # the calls of a name in a file (its CALL edges): the call an object literal is passed to (``ARGUMENT``)
+    calls_in: Callable[[str, str], Sequence[Edge]] | None = None
     # what was worked out once for this segment (re-exports, bases): the answers do not depend on the call
     memo: dict[tuple[object, ...], Any] = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -192,6 +195,12 @@ LOCAL = "(local)"  # a bare call's receiver when the calling scope binds the nam
 # what the calls of `F` pass there (their ARGUMENT edges), one level deep
 PARAMETER = "(param)"
 MAX_PARAMETER_CLASSES = 3  # a parameter the calls pass more classes than this stays unknown
+# TypeScript: the base of an object literal's method when the literal is argument `i` of a call and nothing else
+# types it: `(arg)subscribe@12:4#0`, the call whose callee's name is at line 12, column 4 of the method's file.
+# The literal is typed by the parameter it is passed as, which the callee's definition declares: looked up when
+# asked (``_argument_classes``)
+ARGUMENT = "(arg)"
+_ARGUMENT_BASE = re.compile(r"\(arg\)([\w$]+)@(\d+):(\d+)#(\d+)")
 # what a name read as a value is a use of: a function, or a class (`isinstance(x, Foo)`, `except FooError`,
 # `x: Foo`, `register("store", _StoreAction)`)
 _REFERENCED = _FUNCTIONS | {SymbolKind.CLASS, SymbolKind.STRUCT}
@@ -584,6 +593,9 @@ def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
     out: list[Candidate] = []
     segment.memo[key] = out
     for base in cls.bases:
+        if base.startswith(ARGUMENT):  # an object literal passed to a call: the parameter's type
+            out.extend(_argument_classes(base, cls.path, segment))
+            continue
         text = _SUBSCRIPT.sub("", base.strip())  # `Generic[T]`, `Mapping[str, int]`
         if ctx is not None and text.endswith("()"):  # `class S extends make<string>(ast)`: what make returns
             out.extend(_returned_classes(text, cls.qualname.rpartition(".")[0], ctx, segment))
@@ -596,6 +608,42 @@ def base_classes(cls: Candidate, segment: Segment) -> list[Candidate]:
         classes = [b for b in segment.lookup(base_name) if b.kind.is_container]
         out.extend(([b for b in classes if b.path == cls.path] or classes)[:3])
     return out
+
+
+def argument_base(name: str, line: int, column: int, position: int) -> str:
+    """The base an object literal's method gets when the literal is argument ``position`` of a call of
+    ``name`` (its name at 1-based ``line``, 0-based ``column``) and nothing else types it (``ARGUMENT``)."""
+    return f"{ARGUMENT}{name}@{line}:{column}#{position}"
+
+
+def _argument_classes(base: str, path: str, segment: Segment) -> list[Candidate]:
+    """The types an object literal passed to a call implements (``ARGUMENT``): the call resolved (``exact``
+    or through an ``import``: the receiver's type, the file's imports) to the definitions it reaches, and the
+    type each declares its parameter as, read in its signature, as its own file names it
+    (`observable.subscribe({ next() {} })`, `subscribe(observer: Partial<Observer<T>>)`: Observer)."""
+    found = _ARGUMENT_BASE.fullmatch(base)
+    if found is None or segment.calls_in is None or segment.symbol_of is None or segment.context_of is None:
+        return []
+    name, (line, column, position) = found.group(1), map(int, found.group(2, 3, 4))
+    call = next(
+        (e for e in segment.calls_in(path, name) if e.line == line and e.column == column), None
+    )  # fmt: skip
+    ctx = segment.context_of(path)
+    if call is None or ctx is None:
+        return []
+    resolved = resolve_call(call, ctx, segment)
+    if resolved.resolution not in _SURE:
+        return []
+    out: list[Candidate] = []
+    for target in resolved.targets:
+        symbol = segment.symbol_of(target.path, target.qualname)
+        where = segment.context_of(target.path)
+        if symbol is None or where is None or not target.path.endswith(_ECMASCRIPT_SUFFIXES):
+            continue
+        declared = parameter_types(symbol.signature)
+        for type_text in declared[position] if position < len(declared) else ():
+            out.extend(_classes_named(type_text, where, segment, nested_in=target.qualname))
+    return list(dict.fromkeys(out))
 
 
 def _callables(

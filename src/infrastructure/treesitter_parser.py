@@ -36,7 +36,7 @@ from importlib import resources
 import attrs
 import tree_sitter as ts
 
-from ..domain.calls import EdgeKind, EdgeRow
+from ..domain.calls import EdgeKind, EdgeRow, argument_base
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
 from .python_parser import _lines_outside, chunk_id, module_chunks
 
@@ -1397,6 +1397,8 @@ def _called(receiver: str) -> str:
 _ARRAYS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet"})
 _SETS = frozenset({b"Set", b"ReadonlySet"})
 _MAPS = frozenset({b"Map", b"ReadonlyMap", b"WeakMap"})  # a map's elements are its values (`get`, `forEach`)
+# TypeScript's types that have their first argument's members (`sink: Readonly<Sink<T>>` is a Sink)
+_WRAPPERS = frozenset({b"Partial", b"Readonly", b"Required", b"Omit", b"Pick", b"NoInfer"})
 # the array methods whose callback's first parameter is an element, those that return one, those that return
 # the array's elements in another array (`queries.filter(f).forEach((q) => q.reset())`)
 _ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|every|flatMap"
@@ -1451,6 +1453,17 @@ def _union_nodes(node: ts.Node, most: int = MAX_UNION) -> list[ts.Node]:
     return out
 
 
+def _wrapped(generic: ts.Node) -> str:
+    """The type `Readonly<Sink<T>>`, `Partial<Sink>` (``_WRAPPERS``) wraps, as ``_type_text`` records it."""
+    arguments = generic.child_by_field_name("type_arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is not None and first.type == "generic_type":
+        first = first.child_by_field_name("name")
+    if first is None or first.type not in ("type_identifier", "nested_type_identifier"):
+        return ""
+    return _type_text(first)
+
+
 def _type_text(node: ts.Node) -> str:
     """A type as the walk records it: its name as written (`Query` of `Query<T>`), `Query[]` for an array or
     set of them (`Query[]`, `readonly Query[]`, `Array<Query>`, `ReadonlyArray<Query>`); ""
@@ -1461,7 +1474,9 @@ def _type_text(node: ts.Node) -> str:
         element = node.named_children[0] if node.named_children else None
     else:  # (its text first: a node's parent costs most to read, and few types are named Array or Set)
         text = node.text
-        parent = node.parent if text in _ARRAYS or text in _MAPS else None
+        parent = node.parent if text in _ARRAYS or text in _MAPS or text in _WRAPPERS else None
+        if text in _WRAPPERS:
+            return _wrapped(parent) if parent is not None and parent.type == "generic_type" else _text(node)
         if parent is None or parent.type not in ("generic_type", "new_expression"):  # (`new Set<Query>()`)
             return text.decode("utf-8", "replace") if text is not None else ""
         # a set or a map of TypeScript's grammar (a generic type's `name`; Go's, its `type`, read as before)
@@ -1678,7 +1693,11 @@ def _definitions(matches: list[tuple[int, dict[str, list[ts.Node]]]], spec: Lang
             ]
             if of.type == "method_definition":  # an object literal's method: the literal's types
                 typed_by = _literal_type(of)
-                named = _literal_types(typed_by) if typed_by is not None else _protocol_types(of)
+                named = (
+                    _literal_types(typed_by)
+                    if typed_by is not None
+                    else _protocol_types(of) or _argument_of(of)
+                )
             bases.setdefault((of.start_byte, of.end_byte, of.type), []).extend(named)
             continue
         label = next((c for c in captures if c.startswith("definition.")), None)
@@ -1791,6 +1810,25 @@ def _protocol_types(method: ts.Node) -> list[str]:
         return []
     protocol = _PROTOCOLS.get(name.text or b"")
     return [protocol] if protocol else []
+
+
+def _argument_of(method: ts.Node) -> list[str]:
+    """The base of an object literal's method when the literal is an argument of a call and nothing else
+    types it (`source.subscribe({ next() {...} })`): the call, by its callee's name and place, and the
+    argument's position (``domain.calls.ARGUMENT``: the parameter's type, looked up when asked)."""
+    literal = method.parent
+    arguments = literal.parent if literal is not None else None
+    call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    if literal is None or arguments is None or call is None or call.type != "call_expression":
+        return []
+    callee = call.child_by_field_name("function")
+    if callee is not None and callee.type == "member_expression":
+        callee = callee.child_by_field_name("property")
+    if callee is None or callee.type not in ("identifier", "property_identifier"):
+        return []
+    position = [a for a in arguments.named_children if a.type != "comment"].index(literal)
+    point = callee.start_point
+    return [argument_base(_text(callee), point.row + 1, point.column, position)]
 
 
 def _parameter_annotation(arguments: ts.Node, argument: ts.Node) -> ts.Node | None:

@@ -487,3 +487,27 @@ def test_the_keys_of_an_object_literal_a_type_types_reference_its_members(engine
     assert ("app/ops.ts", 13, "makeOps", "exact", "reset") in callers(
         engine, "sym://typescript/type/app/ops/reset"
     )
+
+
+def test_an_object_literal_passed_to_a_call_implements_the_type_of_the_parameter_it_is_passed_as(
+    engine: trifecta.Engine,
+) -> None:
+    # lib/sink.ts: `interface Source<T> { subscribe(sink: Partial<Sink<T>>): void }`, `function watch(label:
+    # string, sink?: Readonly<Sink<number>> | undefined)`; app/listen.ts: `source.subscribe({ next(value) {} })`
+    # with `source: Source<number>`; app/tell.ts: `watch(label, { next(value) {}, done() {} })` (imported)
+    calls = [
+        ("lib/sink.ts", 13, "sink.next", "call", "base", "Sink.next"),  # `sink: Sink<T>`
+        ("lib/sink.ts", 19, "sink.next", "call", "base", "Sink.next"),  # `sink?: Readonly<Sink<number>>`
+    ]
+    assert related(engine, "sym://typescript/type/app/listen/next")[:4] == [  # (then the calls of any `next`)
+        *calls,
+        ("lib/sink.ts", 3, "Sink.next", "declaration", "base", "Sink.next"),
+        ("app/tell.ts", 5, "next", "declaration", "sibling", "next"),
+    ]
+    assert related(engine, "sym://typescript/type/app/tell/next")[:2] == calls
+    assert related(engine, "sym://typescript/type/app/tell/done") == [  # a property typed by a function type
+        ("lib/sink.ts", 15, "sink.done", "call", "base", "Sink.done"),
+        ("lib/sink.ts", 4, "Sink.done", "declaration", "base", "Sink.done"),
+    ]
+    # `anything.subscribe({ done() {} })` with `anything: any`: the call reaches nothing sure, nor its literal
+    assert related(engine, "sym://typescript/type/app/listen/done") == []
