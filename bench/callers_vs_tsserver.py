@@ -21,7 +21,10 @@ tree:
 
 Precision = shared / trifecta's, recall = shared / the server's (micro-averaged); a second recall counts only
 the server's references that are calls (the name followed by `(` or a type argument list, not a method
-declaration: the server also lists overrides in subclasses, and `{@link name}` in comments). The server's
+declaration: the server also lists overrides in subclasses, and `{@link name}` in comments); a third leaves
+out the server's places that declare the name (`recall_without_declarations`: another object literal's method
+typed by the same interface member, the member's own signature; jedi's measure leaves such places out by its
+`is_definition()`: they are declarations, not uses). The server's
 own latency is listed for comparison (warm: one references request made first).
 """
 
@@ -70,6 +73,56 @@ def list_lines(path: Path) -> frozenset[int]:
 _DECLARATION = re.compile(r"^\s*((public|protected|private|static|async|override|abstract|readonly)\s+)*$")
 
 
+# the nodes whose name field (a pair's key) declares what the server's reference names: another object literal's
+# method of the same interface member (`{ next() {} }`, `{ next: (v) => {} }`), the member's own signature
+_DECLARES = {
+    "method_definition": "name",
+    "method_signature": "name",
+    "abstract_method_signature": "name",
+    "property_signature": "name",
+    "public_field_definition": "name",
+    "function_declaration": "name",
+    "function_signature": "name",
+    "pair": "key",
+}
+
+
+@functools.cache
+def syntax_tree(path: Path) -> Any:
+    """The file's tree, by Trifecta's own tree-sitter grammar of its language."""
+    from trifecta.infrastructure.treesitter_parser import _compiled, spec_for
+
+    spec = spec_for(str(path))
+    if spec is None:
+        return None
+    return _compiled(spec.key)[0].parse(path.read_bytes()).root_node
+
+
+def declares_name(path: Path, line: int, source: str, character: int) -> bool:
+    """Whether the server's reference at (1-based line, character) is the name a declaration declares (the
+    jedi measure leaves such places out: `is_definition()`)."""
+    root = syntax_tree(path)
+    if root is None:
+        return False
+    column = len(source[:character].encode("utf-8"))
+    node = root.descendant_for_point_range((line - 1, column), (line - 1, column))
+    parent = node.parent if node is not None else None
+    if (
+        parent is not None
+        and parent.type == "member_expression"
+        and parent.child_by_field_name("property") == node
+    ):
+        # `arrIncludes.autoRemove = (val) => ...`: the assignment defines the property (jedi's `a.b = 1` too)
+        assigned = parent.parent
+        return (
+            assigned is not None
+            and assigned.type == "assignment_expression"
+            and (assigned.child_by_field_name("left") == parent)
+        )
+    field = _DECLARES.get(parent.type) if parent is not None else None
+    return field is not None and parent.child_by_field_name(field) == node
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else 0.0
@@ -88,10 +141,23 @@ class Tally:
     shared_calls: int = 0
     direct: int = 0
     shared_direct: int = 0
+    declarations: int = 0
+    shared_used: int = 0
 
-    def add(self, ours: set[Any], theirs: set[Any], calls: set[Any], direct: set[Any]) -> set[Any]:
-        """Count one symbol's places; the places both list."""
+    def add(
+        self,
+        ours: set[Any],
+        theirs: set[Any],
+        calls: set[Any],
+        direct: set[Any],
+        declarations: set[Any] | frozenset[Any] = frozenset(),
+    ) -> set[Any]:
+        """Count one symbol's places; the places both list. ``declarations``: the server's places that
+        declare the name (another object literal's method of the same interface member, the member's own
+        signature), which the jedi measure leaves out (jedi's `is_definition()`)."""
         both = ours & theirs
+        self.declarations += len(theirs & declarations)
+        self.shared_used += len(both - declarations)
         self.shared += len(both)
         self.ours += len(ours)
         self.theirs += len(theirs)
@@ -112,6 +178,10 @@ class Tally:
             "trifecta_direct": self.direct,
             "precision_direct": round(self.shared_direct / self.direct, 3) if self.direct else 1.0,
             "recall_direct": round(self.shared_direct / self.theirs, 3) if self.theirs else 1.0,
+            "server_declarations": self.declarations,
+            "recall_without_declarations": (
+                round(self.shared_used / used, 3) if (used := self.theirs - self.declarations) else 1.0
+            ),
         }
 
 
@@ -237,18 +307,21 @@ def main() -> int:
             server_ms.append(ms)
             theirs: set[tuple[str, int]] = set()
             calls: set[tuple[str, int]] = set()
+            declared: set[tuple[str, int]] = set()
             for ref in refs:
                 source = (tree / ref.path).read_text(errors="replace").split("\n")[ref.line - 1]
                 if _IMPORT_OR_EXPORT.match(source) or ref.line in list_lines(tree / ref.path):
                     continue
                 theirs.add((ref.path, ref.line))
+                if declares_name(tree / ref.path, ref.line, source, ref.character):
+                    declared.add((ref.path, ref.line))
                 after = source[ref.character + len(symbol.name) :]  # UTF-16 = str index for ASCII sources
                 declares = _DECLARATION.match(source[: ref.character]) and re.search(
                     r"\)\s*(:[^=]*)?\{\s*$", after
                 )
                 if re.match(r"\s*(<[^()]*>)?\s*\(", after) and not declares:
                     calls.add((ref.path, ref.line))
-            both = tally.add(ours, theirs, calls, direct)
+            both = tally.add(ours, theirs, calls, direct, declared - calls)
             rows.append(
                 {"uri": uri, "trifecta": len(ours), "server": len(theirs), "server_calls": len(calls),
                  "shared": len(both), "only_trifecta": sorted(ours - theirs), "only_server": sorted(theirs - ours),
