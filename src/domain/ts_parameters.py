@@ -16,8 +16,9 @@ import re
 
 MAX_SIGNATURE = 2_000  # a longer text is not read (the index keeps at most 400 characters)
 MAX_DEPTH = 8  # parentheses and wrappers (`Partial<Readonly<...>>`) read into
-# the types that name their first argument's members (`Partial<Observer>` has Observer's)
-_OF_FIRST = frozenset({"Partial", "Readonly", "Required", "Omit", "Pick", "NoInfer"})
+# the types that name their first argument's members (`Partial<Observer>` has Observer's): the parser reads
+# literals' and receivers' types by the same set
+OF_FIRST = frozenset({"Partial", "Readonly", "Required", "Omit", "Pick"})
 # the types a literal cannot implement, and the names that are no type of the project
 _NOT_NAMED = frozenset(
     {"undefined", "null", "void", "never", "unknown", "any", "object", "string", "number", "boolean",
@@ -86,7 +87,7 @@ def named_types(type_text: str, depth: int = 0) -> tuple[str, ...]:
             continue
         rest = member[name.end() :].strip()
         if rest.startswith("<") and rest.endswith(">"):
-            if name.group() in _OF_FIRST:
+            if name.group() in OF_FIRST:
                 arguments = _split(rest[1:-1], ",")
                 found.extend(named_types(arguments[0], depth + 1) if arguments else ())
                 continue

@@ -38,6 +38,7 @@ import tree_sitter as ts
 
 from ..domain.calls import EdgeKind, EdgeRow, argument_base
 from ..domain.code import Chunk, ChunkKind, ParsedFile, Symbol, SymbolKind
+from ..domain.ts_parameters import OF_FIRST
 from .python_parser import _lines_outside, chunk_id, module_chunks
 
 PARSE_SECONDS = 2.0  # per file: a grammar that runs away on odd input never stalls the index
@@ -1398,7 +1399,7 @@ _ARRAYS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet"})
 _SETS = frozenset({b"Set", b"ReadonlySet"})
 _MAPS = frozenset({b"Map", b"ReadonlyMap", b"WeakMap"})  # a map's elements are its values (`get`, `forEach`)
 # TypeScript's types that have their first argument's members (`sink: Readonly<Sink<T>>` is a Sink)
-_WRAPPERS = frozenset({b"Partial", b"Readonly", b"Required", b"Omit", b"Pick", b"NoInfer"})
+_WRAPPERS = frozenset(name.encode() for name in OF_FIRST)
 # the array methods whose callback's first parameter is an element, those that return one, those that return
 # the array's elements in another array (`queries.filter(f).forEach((q) => q.reset())`)
 _ITERATING = "forEach|map|filter|find|findLast|findIndex|findLastIndex|some|every|flatMap"
@@ -1755,8 +1756,7 @@ def _base_name(base: ts.Node) -> str:
 # 0.25 ignores it, so it is checked here)
 _GLOBAL_OWNERS = frozenset({"exports", "module", "this", "window", "self", "global"})
 
-# TypeScript's types that type an object literal by their first argument, and those that name no interface
-_OF_FIRST = frozenset({"Omit", "Pick", "Partial", "Readonly", "Required"})
+# TypeScript's types that name no interface (those typing a literal by their first argument: OF_FIRST)
 _NO_MEMBERS = frozenset({"Record", "ThisType"})
 
 
@@ -1769,7 +1769,7 @@ def _literal_types(node: ts.Node) -> list[str]:
         return [t for child in node.named_children for t in _literal_types(child)]
     if node.type != "generic_type" or (name := node.child_by_field_name("name")) is None:
         return []
-    if _text(name) in _OF_FIRST:
+    if _text(name) in OF_FIRST:
         arguments = node.child_by_field_name("type_arguments")
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         return _literal_types(first) if first is not None else []
@@ -1783,7 +1783,7 @@ def _literal_holder(node: ts.Node) -> ts.Node | None:
         return node
     if node.type != "generic_type" or (name := node.child_by_field_name("name")) is None:
         return None
-    if _text(name) in _OF_FIRST:
+    if _text(name) in OF_FIRST:
         arguments = node.child_by_field_name("type_arguments")
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         return _literal_holder(first) if first is not None else None
