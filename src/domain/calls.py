@@ -283,9 +283,19 @@ def _module_score(module: tuple[str, ...], spec: tuple[str, ...], exact: bool, p
     return shared if partial or shared == min(len(module), len(spec)) else 0
 
 
-def _partial(text: str) -> bool:
-    """Whether an absolute import may match a module by its last parts only: a path (Go, TypeScript
-    aliases), not a dotted module (Python, Java), which names the module from a root of the search path."""
+# how a TypeScript or JavaScript alias of a folder of the project starts (`@/lib/x`, `~/lib/x`, `#lib/x`)
+_ECMASCRIPT_ALIAS_MARKS = ("@/", "~/", "#")
+
+
+def _partial(text: str, path: str) -> bool:
+    """Whether an absolute import of the file at ``path`` may match a module by its last parts only: a path
+    (Go's, a TypeScript alias such as `@/lib/x` that no tsconfig.json maps), not a dotted module (Python,
+    Java), which names the module from a root of the search path. A TypeScript or JavaScript bare specifier
+    names a package (`@tiptap/pm/commands`, `lodash/merge`): a module of the project only when the module
+    ends with all of it (a `baseUrl`'s `utils/dates`), never by its last part (`src/commands`)."""
+    text = text.strip().strip("\"'`")
+    if path.endswith(_ECMASCRIPT_SUFFIXES):
+        return text.startswith(_ECMASCRIPT_ALIAS_MARKS)
     return "/" in text
 
 
@@ -315,7 +325,7 @@ def _from_module(
     chain = ([imp.name] if imp.name else []) + rest
     if not chain:
         return Resolved(resolution=Resolution.UNRESOLVED, reason="external")
-    partial = _partial(imp.text)
+    partial = _partial(imp.text, ctx.path)
     # the answer depends on the module and the names only, not on the importing file: `import codecs` then
     # `codecs.Codec` in a hundred files (each encoding's `class Codec(codecs.Codec)`) is worked out once
     key = ("module", spec, exact, partial, tuple(chain), kinds, depth)
@@ -1403,7 +1413,7 @@ def _imported_variable_classes(name: str, ctx: FileContext, segment: Segment) ->
     found: list[Candidate] = []
     for (path, qualname), texts in segment.returns(variable).items():
         where = segment.context_of(path) if qualname == variable else None
-        if where is None or not _module_score(where.module, spec, exact, _partial(imp.text)):
+        if where is None or not _module_score(where.module, spec, exact, _partial(imp.text, ctx.path)):
             continue
         for text in texts:
             if text.startswith("#var "):

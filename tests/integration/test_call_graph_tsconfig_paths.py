@@ -59,3 +59,13 @@ def test_a_wildcard_alias_reads_from_the_nearest_tsconfig(engine: trifecta.Engin
     assert callers(engine, "sym://typescript/type/packages/other/lib/util/format/helper") == [
         ("packages/other/app.ts", 4, "app", "import", "helper"),
     ]
+
+
+def test_a_package_s_subpath_is_no_folder_of_the_project_that_ends_in_its_last_part(
+    engine: trifecta.Engine,
+) -> None:
+    # `import { selectAll as originalSelectAll } from "@scope/pm/commands"`: a package no tsconfig.json maps,
+    # whose `selectAll` is not src/commands' own (which the language server leaves unresolved too)
+    assert callers(engine, "sym://typescript/type/src/commands/selectAll/selectAll") == [
+        ("src/commands/selectAll.ts", 8, "selectTwice", "import", "own"),
+    ]
