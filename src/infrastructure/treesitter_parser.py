@@ -825,6 +825,21 @@ def _edges(
                         _receiver_type(types, around, field.group(1)) if types else ""
                     )
                     made = _field_of(held, field.group(2))
+                if not made and (fields := _FIELDS_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
+                    # `this.view.docView.nearestDesc()`, `view.domObserver.selection.eq()`: each field read
+                    # from the one before (`this.view:docView`, `EditorView:domObserver:selection`)
+                    head, first, *rest = _FIELD_STEP.split(fields.group(0).rstrip("!?"))
+                    if head == "this":
+                        held = _receiver_type(types, around, f"this.{first}") if types else ""
+                        made = held if held and not _NOT_HELD.search(held) else f"this.{first}"
+                    else:
+                        held = (_local_type(local_types, head, start) if local_types else "") or (
+                            _receiver_type(types, around, head) if types else ""
+                        )
+                        made = _field_of(held or (head if head in imported else ""), first)
+                    made = "|".join(f"{one}:{':'.join(rest)}" for one in made.split("|")) if made else ""
+                if not made and (cast := _CAST.fullmatch(receiver)) is not None:
+                    made = cast.group(1)  # `(desc as NodeViewDesc).selectNode()`: the type it is cast to
                 if not made and receiver == "this" and not _in_class(caller, classes):
                     # `this` in a function nested in a method (an arrow function: `this` is the method's)
                     made = next((c for c in around[1:] if c in classes and "." not in c), "")
@@ -1407,6 +1422,11 @@ _ITERATED = re.compile(rf"(.+)\.(?:{_ITERATING})\(\)#0\.0")
 _ELEMENT_CALLS = frozenset({"find", "findLast", "at", "pop", "shift", "get"})  # (`get`: a map's)
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "reverse", "concat", "toSorted", "toReversed"})
 _FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a variable's field
+# `this.view.docView`, `a?.b!.c`: a variable's field's field (and deeper), each step `.`, `?.` or `!.`
+_FIELDS_OF = re.compile(r"[\w$]+(?:[!?]*\.#?[\w$]+){2,}[!?]*")
+_FIELD_STEP = re.compile(r"[!?]*\.")
+# `(desc as NodeViewDesc)`, `(children[i] as DecorationSet<T>)!`: a value cast to a named type
+_CAST = re.compile(r"\((?:[^()]|\([^()]*\))+?\s+as\s+([A-Za-z_$][\w$.]*)\s*(?:<[^()]*>)?\s*\)[!?]*")
 
 
 def _field_of(held: str, field: str) -> str:
