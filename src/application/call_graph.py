@@ -759,9 +759,10 @@ class CallGraph:
                     alias = next(
                         (t for (c, r), t in known.items() if r == receiver and c.startswith(owner)), ""
                     )
-                    if not alias and path.endswith(_ECMASCRIPT) and receiver.count(".") == 1 and owner != ".":
-                        # `this.data_.size`: the type the class declares the field with (`Class:data_`)
-                        alias = f"{owner[:-1]}:{receiver.partition('.')[2]}"
+                    if not alias and path.endswith(_ECMASCRIPT) and owner != ".":
+                        # `this.data_.size`: the type the class declares the field with (`Class:data_`);
+                        # `this.editor.manager.commands`, each field's in the one before (`Class:editor:manager`)
+                        alias = f"{owner[:-1]}:{receiver.partition('.')[2].replace('.', ':')}"
                 if not alias:
                     continue
             out.append(

@@ -50,3 +50,11 @@ def test_a_cast_types_the_receiver(engine: trifecta.Engine) -> None:
     assert callers(engine, "sym://typescript/type/view/desc/NodeViewDesc#selectNode") == [
         ("view/editor.ts", 27, "select", "exact"),
     ]
+
+
+def test_a_getter_read_through_a_chain_of_this_fields(engine: trifecta.Engine) -> None:
+    # `this.input.view.domObserver.currentSelection.empty`: no call on that receiver types it, the class's
+    # fields do, one after the other
+    assert callers(engine, "sym://typescript/type/view/selection/SelectionState#empty") == [
+        ("view/editor.ts", 34, "Tooltip.hidden", "exact"),
+    ]
