@@ -57,7 +57,7 @@ from typing import Any
 import attrs
 
 from .code import Symbol, SymbolKind
-from .ts_parameters import parameter_types
+from .ts_parameters import parameter_types, type_parameter_bound
 
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _ECMASCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -549,7 +549,24 @@ def _value_classes(text: str, caller: str, ctx: FileContext, segment: Segment) -
         )
     if text.endswith("()"):
         return _returned_classes(text, caller, ctx, segment)
-    return _classes_named(text, ctx, segment)
+    return _classes_named(text, ctx, segment) or _bound_classes(text, caller, ctx, segment)
+
+
+def _bound_classes(name: str, caller: str, ctx: FileContext, segment: Segment) -> list[Candidate]:
+    """TypeScript's: the classes a type parameter stands for, as its constraint names them (`editor:
+    NodeEditor` in `class NodeView<NodeEditor extends Editor>` is an Editor, as the language server reads its
+    members), declared by the innermost definition around ``caller`` that declares it (a method's own
+    `<T extends X>` before its class's)."""
+    if segment.symbol_of is None or not ctx.path.endswith(_ECMASCRIPT_SUFFIXES) or not name.isidentifier():
+        return []
+    scope = caller
+    while scope:
+        symbol = segment.symbol_of(ctx.path, scope)
+        bound = type_parameter_bound(symbol.signature, name) if symbol is not None else None
+        if bound is not None:
+            return list(dict.fromkeys(c for t in bound for c in _classes_named(t, ctx, segment)))
+        scope = scope.rpartition(".")[0]
+    return []
 
 
 def _class_attribute_values(
@@ -1312,7 +1329,7 @@ def _receiver_classes(type_text: str, edge: Edge, ctx: FileContext, segment: Seg
         nested = _class_of_enclosing_function(head, edge.caller, ctx, segment)
         if nested:
             return nested
-    return _classes_named(type_text, ctx, segment)
+    return _classes_named(type_text, ctx, segment) or _bound_classes(type_text, edge.caller, ctx, segment)
 
 
 _PARAMETERS_BUSY = ("parameters busy",)  # a memo key: set while the calls of a function are resolved

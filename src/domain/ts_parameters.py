@@ -130,3 +130,42 @@ def _type_parameters(head: str) -> frozenset[str]:
         return frozenset()
     inner = head[start + 1 : head.rfind(">")]
     return frozenset(m.group() for part in _split(inner, ",") if (m := _NAME.match(part.strip())) is not None)
+
+
+# what comes before a declaration's type parameter list: its keywords and modifiers, its name (a variable's
+# arrow function: `const f = <T extends X>(`)
+_DECLARED_HEAD = re.compile(
+    r"\s*(?:(?:export|default|declare|abstract|async|static|public|private|protected|readonly|override|get|set"
+    r"|class|interface|function|type|const|let|var)\b\s*)*\*?\s*[#\w$]+\s*(?:=\s*(?:async\b\s*)?)?(?=<)"
+)
+_CONSTRAINED = re.compile(r"\s*(?:(?:const|in|out)\s+)*([A-Za-z_$][\w$]*)(?:\s+extends\s+(.*))?\s*", re.S)
+
+
+def type_parameter_bound(signature: str, name: str) -> tuple[str, ...] | None:
+    """The named types the constraint of the type parameter ``name`` gives it, as the declaration's
+    signature reads (`class NodeView<C, E extends Editor = Editor>`: E is an Editor, as the language server
+    reads its members); () when it declares ``name`` without a constraint that names one; None when it
+    declares no type parameter of that name."""
+    if len(signature) > MAX_SIGNATURE:
+        return None
+    head = _DECLARED_HEAD.match(signature)
+    if head is None:
+        return None
+    depth, start = 0, head.end()
+    for i in range(start, len(signature)):
+        char = signature[i]
+        if char in _OPEN:
+            depth += 1
+        elif char in _CLOSE and not (char == ">" and signature[i - 1] == "="):
+            depth -= 1
+            if depth == 0:
+                listed = signature[start + 1 : i]
+                break
+    else:
+        return None
+    for parameter in _split(listed, ","):
+        declared = _CONSTRAINED.fullmatch(_split(parameter, "=")[0])
+        if declared is not None and declared.group(1) == name:
+            constraint = declared.group(2)
+            return named_types(constraint) if constraint else ()
+    return None

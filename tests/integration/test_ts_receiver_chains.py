@@ -38,6 +38,9 @@ def test_a_field_of_a_field_types_the_receiver(engine: trifecta.Engine) -> None:
     assert callers(engine, "sym://typescript/type/view/selection/SelectionState#eq") == [
         ("view/editor.ts", 10, "EditorView.focused", "exact"),
         ("view/editor.ts", 23, "sameSelection", "exact"),
+        ("view/generic.ts", 9, "Holder.same", "exact"),
+        ("view/generic.ts", 18, "check", "exact"),
+        ("view/generic.ts", 22, "unbound", "name"),
     ]
     # `this.view.docView.nearestDesc()`: `view` a constructor's parameter property, `docView: NodeViewDesc`,
     # whose base declares the method
@@ -57,4 +60,14 @@ def test_a_getter_read_through_a_chain_of_this_fields(engine: trifecta.Engine) -
     # fields do, one after the other
     assert callers(engine, "sym://typescript/type/view/selection/SelectionState#empty") == [
         ("view/editor.ts", 34, "Tooltip.hidden", "exact"),
+        ("view/generic.ts", 13, "Holder.idle", "exact"),
     ]
+
+
+def test_a_type_parameter_is_read_as_its_constraint(engine: trifecta.Engine) -> None:
+    # `Holder<V extends EditorView>` with `view: V`; `check<S extends SelectionState>(state: S)`; the
+    # unconstrained `unbound<S>(state: S)` is matched by the name only
+    found = {h[:3]: h[3] for h in callers(engine, "sym://typescript/type/view/selection/SelectionState#eq")}
+    assert found[("view/generic.ts", 9, "Holder.same")] == "exact"
+    assert found[("view/generic.ts", 18, "check")] == "exact"
+    assert found[("view/generic.ts", 22, "unbound")] == "name"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trifecta.domain.ts_parameters import named_types, parameter_types
+from trifecta.domain.ts_parameters import named_types, parameter_types, type_parameter_bound
 
 
 def test_each_parameter_gives_the_named_types_a_literal_passed_there_implements() -> None:
@@ -48,9 +48,28 @@ def test_any_text_reads_without_an_error(text: str) -> None:
     for types in parameter_types(text):
         assert all(isinstance(t, str) and t for t in types)
     assert all(t for t in named_types(text))
+    assert all(t for t in type_parameter_bound("class A<" + text, "T") or ())
 
 
 def test_deep_nesting_ends() -> None:
     assert named_types("(" * 5000 + "A" + ")" * 5000) == ()
     assert named_types("Partial<" * 3000 + "A" + ">" * 3000) == ()
     assert parameter_types("f(a: " + "(" * 900 + "A" + ")" * 900 + ")") == [()]
+
+
+def test_a_type_parameter_is_bound_by_its_constraint() -> None:
+    head = (
+        "class NodeView< C, E extends CoreEditor = CoreEditor, O extends Opts<E> = Opts<E>, > implements View"
+    )
+    assert type_parameter_bound(head, "E") == ("CoreEditor",)
+    assert type_parameter_bound(head, "O") == ("Opts",)
+    assert type_parameter_bound(head, "C") == ()  # declared, no constraint
+    assert type_parameter_bound(head, "View") is None  # not a type parameter
+    assert type_parameter_bound("export function f<R extends AnyRouter>(router: R)", "R") == ("AnyRouter",)
+    assert type_parameter_bound("const make = <T extends Base | undefined>(t: T) => t", "T") == ("Base",)
+    assert type_parameter_bound("static async m<const K extends A & B>(k: K)", "K") == ("A", "B")
+    # no list of its own: `B<C>` is what the class extends; `keyof X` names no type a member is read from
+    assert type_parameter_bound("class A extends B<C>", "C") is None
+    assert type_parameter_bound("m<K extends keyof X>(k: K)", "K") == ()
+    assert type_parameter_bound("f<T extends (a: A) => B>(t: T)", "T") == ()
+    assert type_parameter_bound("class A<T extends B", "T") is None  # never closed
