@@ -102,7 +102,8 @@ SCHEMA_VERSION = "8"  # 8: the edges table (call sites and imports)
 # 43 TypeScript: the keys of an object literal a type types (`return { reset }` of `(): Ops`) read Ops.reset.
 # 44 TypeScript: an object literal passed to a call gets the call as its methods' base (`(arg)f@12:4#0`).
 # 45 tree-sitter receivers typed through a field's field (`this.view.docView.m()`) and a cast (`(x as T).m()`).
-EDGES_VERSION = "45"
+# 46 TypeScript receivers typed as a field of an element (`local[i].type.m()`) and through a ternary's held branch.
+EDGES_VERSION = "46"
 COMMON_WORDS_FROM_CHUNKS = 200  # below this many chunks no word is left out of an any-word query
 MAX_PAIR_CLAUSES = 8  # "at least two words" pairs up to this many query words (28 pairs)
 PYTHON_POSTINGS = 20_000  # any-word postings up to this many chunks are summed without numpy

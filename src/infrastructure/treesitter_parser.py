@@ -824,6 +824,12 @@ def _edges(
                     held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
                         _receiver_type(types, around, field.group(1)) if types else ""
                     )
+                    if _ITERATED.fullmatch(
+                        held
+                    ):  # `prev.type`, `prev = this.children[i]`: an element's field
+                        held = _element_of(
+                            held, field.group(1), local_types, types, around, start, go=go, imported=imported
+                        )
                     made = _field_of(held, field.group(2))
                 if not made and (fields := _FIELDS_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
                     # `this.view.docView.nearestDesc()`, `view.domObserver.selection.eq()`: each field read
@@ -838,6 +844,13 @@ def _edges(
                         )
                         made = _field_of(held or (head if head in imported else ""), first)
                     made = "|".join(f"{one}:{':'.join(rest)}" for one in made.split("|")) if made else ""
+                if not made and (indexed := _INDEXED_FIELDS.fullmatch(_SPACES.sub("", receiver))) is not None:
+                    # `local[i].type.valid()`: a field (and deeper) of an element of an array the walk types
+                    element = _element_of(
+                        "", indexed.group(1), local_types, types, around, start, go=go, imported=imported
+                    )
+                    steps = ":".join(_FIELD_STEP.split(indexed.group(2).rstrip("!?"))[1:])
+                    made = "|".join(f"{one}:{steps}" for one in element.split("|")) if element else ""
                 if not made and (cast := _CAST.fullmatch(receiver)) is not None:
                     made = cast.group(1)  # `(desc as NodeViewDesc).selectNode()`: the type it is cast to
                 if not made and receiver == "this" and not _in_class(caller, classes):
@@ -1069,11 +1082,15 @@ def _built_in_iterator(
     return "ArrayIterator" if held.endswith("[]") and "|" not in held and "(" not in held else ""
 
 
+_NOTHING = re.compile(rb"null|undefined|void\s+0")  # a branch of a ternary that holds no value
+
+
 def _held(value: ts.Node) -> str:
     """What a variable holds when its value is another's member or element, as the walk records it: the
     field `{state}.pending` of `state.pending` (read as `const {pending} = state` is), `this.pending`, an
     element `observing.forEach()#0.0` of `observing[i]` (read as `for (const dep of observing)` is); through
-    parentheses, `!` and an assignment's value (`(d.a = d.b!)`). "" for anything else."""
+    parentheses, `!` and an assignment's value (`(d.a = d.b!)`); a ternary's one branch that holds a value
+    (`i ? xs[i - 1] : null`). "" for anything else."""
     while value.type in ("parenthesized_expression", "non_null_expression", "assignment_expression"):
         inner = (
             value.child_by_field_name("right")
@@ -1087,6 +1104,14 @@ def _held(value: ts.Node) -> str:
         value = inner
     if value.type == "this":  # `const self = this`
         return "this"
+    if value.type == "ternary_expression":  # `i ? this.children[i - 1] : null`: the branch that holds one
+        branches = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+        held_by = {
+            _held(b) if b.type != "ternary_expression" else ""
+            for b in branches
+            if b is not None and not _NOTHING.fullmatch(b.text or b"")
+        }
+        return held_by.pop() if len(held_by) == 1 else ""
     held = value.child_by_field_name("object")
     if held is None or held.type not in ("identifier", "this", "member_expression"):
         return ""
@@ -1425,6 +1450,7 @@ _FIELD_OF = re.compile(r"([\w$]+)\??\.(#?[\w$]+)[!?]*")  # `state.copy_!`: a var
 # `this.view.docView`, `a?.b!.c`: a variable's field's field (and deeper), each step `.`, `?.` or `!.`
 _FIELDS_OF = re.compile(r"[\w$]+(?:[!?]*\.#?[\w$]+){2,}[!?]*")
 _FIELD_STEP = re.compile(r"[!?]*\.")
+_INDEXED_FIELDS = re.compile(r"(.+\][!?]*)((?:[!?]*\.#?[\w$]+)+)[!?]*")  # `local[i].type`: an element's field
 # `(desc as NodeViewDesc)`, `(children[i] as DecorationSet<T>)!`: a value cast to a named type
 _CAST = re.compile(r"\((?:[^()]|\([^()]*\))+?\s+as\s+([A-Za-z_$][\w$.]*)\s*(?:<[^()]*>)?\s*\)[!?]*")
 

@@ -71,3 +71,12 @@ def test_a_type_parameter_is_read_as_its_constraint(engine: trifecta.Engine) -> 
     assert found[("view/generic.ts", 9, "Holder.same")] == "exact"
     assert found[("view/generic.ts", 18, "check")] == "exact"
     assert found[("view/generic.ts", 22, "unbound")] == "name"
+
+
+def test_a_field_of_an_element_types_the_receiver(engine: trifecta.Engine) -> None:
+    # `local[i].type.valid()` with `local: Decoration[]`; `prev.type.valid()` with `let prev = i ?
+    # this.children[i - 1] : null` (the ternary's branch that holds a value) and `children: Decoration[]`
+    assert callers(engine, "sym://typescript/type/view/decoration/DecorationType#valid") == [
+        ("view/decoration.ts", 13, "validAll", "exact"),
+        ("view/decoration.ts", 22, "Children.before", "exact"),
+    ]

@@ -138,12 +138,13 @@
   value: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)]) @typed.type) @reference.typed
 
 ; a variable that holds another's member or element (`const list = globalState.pending`, `const dep =
-; observing[i]`, `const observing = (derivation.observing_ = derivation.newObserving_!)`), or `this` (`const
-; self = this`): the value captured
+; observing[i]`, `const observing = (derivation.observing_ = derivation.newObserving_!)`, `const prev = i ?
+; xs[i - 1] : null`), or `this` (`const self = this`): the value captured
 ; whole, read by treesitter_parser._held
 (variable_declarator
   name: (identifier) @typed.name
-  value: [(member_expression) (subscript_expression) (parenthesized_expression) (non_null_expression) (this)] @typed.held) @reference.typed
+  value: [(member_expression) (subscript_expression) (parenthesized_expression) (non_null_expression) (this)
+          (ternary_expression)] @typed.held) @reference.typed
 
 ; a destructured variable (`const {base_, copy_} = state`, `const {scope_: scope} = state`, `let {a} = this`)
 ; holds the field of that name (@typed.key, else its own) of what it is taken from (@typed.from)
