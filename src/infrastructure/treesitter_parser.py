@@ -261,6 +261,10 @@ def _go_declared(body: bytes) -> list[bytes]:
     return out
 
 
+# the kinds the edge code compares most, bound once: Python 3.11 reads an enum's member from its class
+# through a descriptor (~0.15 us; a file of 100 calls compares a few hundred times)
+_CALL, _IMPORT, _REFERENCE, _DOC = EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.REFERENCE, EdgeKind.DOC
+_FUNCTION, _METHOD, _INTERFACE = SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.INTERFACE
 _GO_NOT_VALUES = frozenset({b"nil", b"true", b"false", b"iota", b"_", b"err", b"ok"})
 _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
@@ -330,12 +334,12 @@ def _go_method_sets(defs: list[_Def]) -> tuple[EdgeRow, ...]:
     interface whose methods it has (domain.calls.go_implements), which no declaration says."""
     out = []
     for d in defs:
-        if d.kind is SymbolKind.INTERFACE:
+        if d.kind is _INTERFACE:
             names = sorted(
                 {
                     m.name
                     for m in defs
-                    if m.kind is SymbolKind.METHOD
+                    if m.kind is _METHOD
                     and d.node.start_byte < m.node.start_byte
                     and m.node.end_byte <= d.node.end_byte
                 }
@@ -374,11 +378,11 @@ def _scopes(defs: list[_Def]) -> tuple[EdgeRow, ...]:
     visible in the whole file, outside the blocks that define the name again."""
     seen: dict[str, int] = {}
     for d in defs:
-        if d.kind is SymbolKind.FUNCTION:
+        if d.kind is _FUNCTION:
             seen[d.qualname] = seen.get(d.qualname, 0) + 1
     rows: list[EdgeRow] = []
     for d in defs:
-        if d.kind is not SymbolKind.FUNCTION or seen[d.qualname] < 2:
+        if d.kind is not _FUNCTION or seen[d.qualname] < 2:
             continue
         block = d.node.parent
         while block is not None and block.type != "statement_block":
@@ -467,22 +471,28 @@ def _edges(
     type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
     narrowed: set[int] = set()  # the typed variables an `if` narrows in its branch (`_narrowings`)
     for pattern, captures in matches:
-        if pattern in calls:  # a pattern of a call's captures only (most matches): the call's branch below
-            if "call.name" not in captures:  # the callee captured whole (TypeScript's, JavaScript's)
-                captures = _callee(captures)
-            if "call.name" in captures:  # (`_call_edge`, written out: a file's most common match)
-                name_node = captures["call.name"][0]
-                name = (name_node.text or b"").decode("utf-8", "replace")
+        if pattern in calls:  # a pattern of a call's captures only (most matches): `_call_edge`, written out
+            whole = captures.get("call.function")
+            if whole is not None:  # the callee captured whole (TypeScript's, JavaScript's)
+                name_node, on = _callee(whole[0])
+                if name_node is None:
+                    continue
+            elif (name_nodes := captures.get("call.name")) is not None:
+                name_node = name_nodes[0]
+                receivers = captures.get("call.receiver")
+                on = receivers[0] if receivers is not None else None
+            else:
+                continue
+            name = (name_node.text or b"").decode("utf-8", "replace")
+            if on is not None and (receiver := (on.text or b"").decode("utf-8", "replace")):
+                text = f"{receiver}.{name}"
+            else:
+                text = name
+            node = captures["reference.call"][0]
+            key = (node.start_byte, node.end_byte)
+            if key not in found or found[key][0] > pattern:
                 point = name_node.start_point
-                if "call.receiver" in captures:
-                    receiver = (captures["call.receiver"][0].text or b"").decode("utf-8", "replace")
-                    text = f"{receiver}.{name}" if receiver else name
-                else:
-                    text = name
-                node = captures["reference.call"][0]
-                key = (node.start_byte, node.end_byte)
-                if key not in found or found[key][0] > pattern:
-                    found[key] = (pattern, (EdgeKind.CALL, point.row + 1, point.column, name, text, ""))
+                found[key] = (pattern, (_CALL, point.row + 1, point.column, name, text, ""))
             continue
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
@@ -651,10 +661,10 @@ def _edges(
             last = source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
             point = node.start_point
             bound = "" if member == "*" else alias or member or last  # `export * from`: no one name
-            edge = (EdgeKind.IMPORT, point.row + 1, point.column, member, source, bound)
+            edge = (_IMPORT, point.row + 1, point.column, member, source, bound)
         else:
             continue
-        if edge[0] is EdgeKind.CALL:
+        if edge[0] is _CALL:
             key = (node.start_byte, node.end_byte)
         else:  # one match a specifier: `import {a, b as c}` is two imports
             key = (
@@ -766,7 +776,7 @@ def _edges(
             typed[start] = (variable, f"{type_text}|{declared}")
     local_types = _local_types(typed, declared_at, narrowed)
     # the names the file's imports bind (a field of an imported variable is typed when asked: domain.calls)
-    imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is EdgeKind.IMPORT and edge[5])
+    imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is _IMPORT and edge[5])
     typed_names = {variable for _, variable in types}  # (every scope's: `_untyped` is so anywhere)
     out: list[EdgeRow] = []  # the rows as stored (no Edge objects: a worker sends rows, ParsedFile.edge_rows)
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
@@ -775,9 +785,9 @@ def _edges(
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is EdgeKind.REFERENCE and text == name and taken(name, caller):
+        if kind is _REFERENCE and text == name and taken(name, caller):
             continue  # a parameter that takes the name
-        if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
+        if kind is not _IMPORT and kind is not _DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
             if _untyped(receiver, local_types, typed_names):  # (a package's name: `fmt.Println`)
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
@@ -878,25 +888,20 @@ def _edges(
 _ROW_KIND = {kind: kind.value for kind in EdgeKind}  # an edge's kind as its row has it
 
 
-def _callee(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
-    """The captures of a call whose callee is captured whole (``@call.function``), as a pattern that spells
-    out its shape gives them: ``@call.name`` of a name (`f()`), ``@call.receiver`` and ``@call.name`` of a
-    member (`x.m()`, `this.#m()`), none of any other callee (`f()()`, `xs[0]()`). A pattern with the
-    member's fields compiles ~3x slower (the TypeScript query, once in each index process)."""
-    function = captures["call.function"][0] if "call.function" in captures else None
-    if function is None:
-        return captures
-    if function.type == "identifier":
-        return {"reference.call": captures["reference.call"], "call.name": [function]}
-    if function.type == "member_expression":
+def _callee(function: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
+    """The name and receiver of a call whose callee is captured whole (``@call.function``), as a pattern
+    that spells out its shape would capture them (``@call.name``, ``@call.receiver``): the name of a name
+    (`f()`), the object and property of a member (`x.m()`, `this.#m()`), neither of any other callee
+    (`f()()`, `xs[0]()`). A pattern with the member's fields compiles ~3x slower (the TypeScript query,
+    once in each index process)."""
+    kind = function.type
+    if kind == "identifier":
+        return function, None
+    if kind == "member_expression":
         held, name = function.child_by_field_name("object"), function.child_by_field_name("property")
         if held is not None and name is not None and held.is_named and name.is_named:
-            return {
-                "reference.call": captures["reference.call"],
-                "call.receiver": [held],
-                "call.name": [name],
-            }
-    return {}
+            return name, held
+    return None, None
 
 
 def _this_assigned(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
@@ -946,7 +951,7 @@ def _call_edge(
     receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
     point = name_node.start_point
     text = f"{receiver}.{name}" if receiver else name
-    return captures["reference.call"][0], (EdgeKind.CALL, point.row + 1, point.column, name, text, "")
+    return captures["reference.call"][0], (_CALL, point.row + 1, point.column, name, text, "")
 
 
 # a variable a definition declares (`\b(?:const|let|var)\s+...`, each word first: a pattern that starts with
@@ -967,15 +972,15 @@ def _values(
     Go's bare names that ``taken`` finds a parameter or variable of around their caller are left out here,
     before their point and text are read (most of them: locals passed on), as `_edges` would leave them
     out later."""
-    functions = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
-    methods = {d.name for d in defs if d.kind is SymbolKind.METHOD}
+    functions = {d.name for d in defs if d.kind is _FUNCTION}
+    methods = {d.name for d in defs if d.kind is _METHOD}
     holders = {d.name for d in defs if d.kind.is_container}
-    imported = {alias for _, (kind, *_, alias) in found.values() if kind is EdgeKind.IMPORT}
+    imported = {alias for _, (kind, *_, alias) in found.values() if kind is _IMPORT}
     functions |= imported
     holders |= imported
     holders.update(variable for variable, _ in typed.values())
     # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
-    holders.update(d.qualname.rpartition(".")[0] for d in defs if d.kind is SymbolKind.METHOD)
+    holders.update(d.qualname.rpartition(".")[0] for d in defs if d.kind is _METHOD)
     # compared as the source's bytes: most names read as values are variables, dropped without decoding
     functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
     holders_b = {n.encode() for n in holders}
@@ -1006,7 +1011,7 @@ def _values(
         found.setdefault(
             # a key's own place: a shorthand property (`{ reset }`) reads the local `reset` too
             (node.start_byte, node.start_byte if "value.key" in captures else node.end_byte),
-            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
+            (pattern, (_REFERENCE, point.row + 1, point.column, name, text, "")),
         )
     # (their callers by one sweep; a name's node is no other match's: none is kept in its place)
     callers = _enclosing([start for start, *_ in bare], defs) if bare and taken is not None else []
@@ -1017,7 +1022,7 @@ def _values(
         point = node.start_point
         found.setdefault(
             (start, node.end_byte),
-            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, name, "")),
+            (pattern, (_REFERENCE, point.row + 1, point.column, name, name, "")),
         )
 
 
@@ -1148,7 +1153,7 @@ def _doc_links(
         name = written.rsplit(".", 1)[-1]
         start = match.end(1) - len(name.encode("utf-8"))  # the edge's column is its name's
         line_start = data.rfind(b"\n", 0, start) + 1
-        edge = (EdgeKind.DOC, data.count(b"\n", 0, start) + 1, start - line_start, name, written, "")
+        edge = (_DOC, data.count(b"\n", 0, start) + 1, start - line_start, name, written, "")
         out.append((start, edge))
     return out
 
