@@ -29,7 +29,7 @@ import re
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from importlib import resources
 
@@ -446,6 +446,18 @@ def _doc_link(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode("utf-8"))
 
 
+class _PerKey(dict[str, frozenset[str]]):
+    """A function's answers, each worked out when its key is first read (``self[key]``)."""
+
+    def __init__(self, function: Callable[[str], frozenset[str]]) -> None:
+        super().__init__()
+        self._function = function
+
+    def __missing__(self, key: str) -> frozenset[str]:
+        value = self[key] = self._function(key)
+        return value
+
+
 def _edges(
     matches: list[tuple[int, dict[str, list[ts.Node]]]],
     defs: list[_Def],
@@ -700,16 +712,12 @@ def _edges(
     params: dict[str, tuple[str, ...]] = {}
     def_spans: list[tuple[int, int, str, str]] = []  # (start, end, node type, name) of each definition
 
-    takes: dict[str, frozenset[str]] = {}  # a caller -> the names `taken` finds around it
+    def taken_around(caller: str) -> frozenset[str]:
+        """The parameters and variables the definitions around the caller take or declare (`const cron = ...`
+        in a callback of the function `cron`'s module): a name among them is no function read as a value."""
+        return frozenset(n for scope in chain(caller) for n in taken_in(scope))
 
-    def taken(name: str, caller: str) -> bool:
-        """Whether a definition around the caller takes a parameter of that name or declares a variable of it
-        (`const cron = ...` in a callback of the function `cron`'s module): it is no function read as a
-        value. The names are gathered once per caller (a file tries most of its names read as values)."""
-        names = takes.get(caller)
-        if names is None:
-            names = takes[caller] = frozenset(n for scope in chain(caller) for n in taken_in(scope))
-        return name in names
+    taken = _PerKey(taken_around)  # gathered once per caller: a file tries most of its names read as values
 
     def taken_in(scope: str) -> tuple[str, ...]:
         """The parameters and variables a definition takes (none for a scope that is no definition)."""
@@ -782,14 +790,18 @@ def _edges(
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
     # (receiver, caller) -> (low, high, its type) where one local declaration typed it: alike from low to high
     spans: dict[tuple[str, str], tuple[int, int, str]] = {}
+    untyped: dict[str, bool] = {}  # a receiver -> `_untyped`
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is _REFERENCE and text == name and taken(name, caller):
+        if kind is _REFERENCE and text == name and name in taken[caller]:
             continue  # a parameter that takes the name
         if kind is not _IMPORT and kind is not _DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
-            if _untyped(receiver, local_types, typed_names):  # (a package's name: `fmt.Println`)
+            bare = untyped.get(receiver)
+            if bare is None:  # (the same for each read of the receiver in the file)
+                bare = untyped[receiver] = _untyped(receiver, local_types, typed_names)
+            if bare:  # (a package's name: `fmt.Println`)
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
                 continue
             if (receiver, caller) in resolved:  # the same receiver read again in its caller
@@ -964,23 +976,30 @@ def _values(
     found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]],
     defs: list[_Def],
     typed: dict[int, tuple[str, str]],
-    taken: Callable[[str, str], bool] | None = None,
+    taken: Mapping[str, AbstractSet[str]] | None = None,
 ) -> None:
     """The names read as values that may be functions, into ``found``: a bare name the file defines as a
     function or an import binds; ``this.m`` for a method the file defines; ``X.m`` for ``X`` an import, a
     class of the file or a typed variable (anything else cannot resolve ``exact`` or through an import).
-    Go's bare names that ``taken`` finds a parameter or variable of around their caller are left out here,
-    before their point and text are read (most of them: locals passed on), as `_edges` would leave them
-    out later."""
-    functions = {d.name for d in defs if d.kind is _FUNCTION}
-    methods = {d.name for d in defs if d.kind is _METHOD}
-    holders = {d.name for d in defs if d.kind.is_container}
-    imported = {alias for _, (kind, *_, alias) in found.values() if kind is _IMPORT}
+    Go's bare names that ``taken`` (a caller -> the parameters and variables around it) holds for their
+    caller are left out here, before their point and text are read (most of them: locals passed on), as
+    `_edges` would leave them out later."""
+    functions: set[str] = set()
+    methods: set[str] = set()
+    holders: set[str] = set()
+    for d in defs:  # (one pass)
+        if d.kind is _FUNCTION:
+            functions.add(d.name)
+        elif d.kind is _METHOD:
+            methods.add(d.name)
+            # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
+            holders.add(d.qualname.rpartition(".")[0])
+        elif d.kind.is_container:
+            holders.add(d.name)
+    imported = {edge[5] for _, edge in found.values() if edge[0] is _IMPORT}
     functions |= imported
     holders |= imported
     holders.update(variable for variable, _ in typed.values())
-    # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
-    holders.update(d.qualname.rpartition(".")[0] for d in defs if d.kind is _METHOD)
     # compared as the source's bytes: most names read as values are variables, dropped without decoding
     functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
     holders_b = {n.encode() for n in holders}
@@ -1017,7 +1036,7 @@ def _values(
     callers = _enclosing([start for start, *_ in bare], defs) if bare and taken is not None else []
     for i, (start, node, word, pattern) in enumerate(bare):
         name = word.decode("utf-8", "replace") if word is not None else ""
-        if taken is not None and taken(name, callers[i]):
+        if taken is not None and name in taken[callers[i]]:
             continue  # a parameter or variable of that name around (what `_edges` leaves out)
         point = node.start_point
         found.setdefault(
