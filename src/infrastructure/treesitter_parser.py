@@ -502,9 +502,10 @@ def _edges(
                 text = name
             node = captures["reference.call"][0]
             key = (node.start_byte, node.end_byte)
-            if key not in found or found[key][0] > pattern:
-                point = name_node.start_point
-                found[key] = (pattern, (_CALL, point.row + 1, point.column, name, text, ""))
+            before = found.get(key)
+            if before is None or before[0] > pattern:
+                row, column = name_node.start_point
+                found[key] = (pattern, (_CALL, row + 1, column, name, text, ""))
             continue
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
@@ -1033,7 +1034,7 @@ def _values(
             (pattern, (_REFERENCE, point.row + 1, point.column, name, text, "")),
         )
     # (their callers by one sweep; a name's node is no other match's: none is kept in its place)
-    callers = _enclosing([start for start, *_ in bare], defs) if bare and taken is not None else []
+    callers = _enclosing([b[0] for b in bare], defs) if bare and taken is not None else []
     for i, (start, node, word, pattern) in enumerate(bare):
         name = word.decode("utf-8", "replace") if word is not None else ""
         if taken is not None and name in taken[callers[i]]:
