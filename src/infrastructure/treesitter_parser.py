@@ -29,7 +29,7 @@ import re
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from importlib import resources
 
@@ -261,6 +261,10 @@ def _go_declared(body: bytes) -> list[bytes]:
     return out
 
 
+# the kinds the edge code compares most, bound once: Python 3.11 reads an enum's member from its class
+# through a descriptor (~0.15 us; a file of 100 calls compares a few hundred times)
+_CALL, _IMPORT, _REFERENCE, _DOC = EdgeKind.CALL, EdgeKind.IMPORT, EdgeKind.REFERENCE, EdgeKind.DOC
+_FUNCTION, _METHOD, _INTERFACE = SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.INTERFACE
 _GO_NOT_VALUES = frozenset({b"nil", b"true", b"false", b"iota", b"_", b"err", b"ok"})
 _GO_BUILTIN_TYPES = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
@@ -330,12 +334,12 @@ def _go_method_sets(defs: list[_Def]) -> tuple[EdgeRow, ...]:
     interface whose methods it has (domain.calls.go_implements), which no declaration says."""
     out = []
     for d in defs:
-        if d.kind is SymbolKind.INTERFACE:
+        if d.kind is _INTERFACE:
             names = sorted(
                 {
                     m.name
                     for m in defs
-                    if m.kind is SymbolKind.METHOD
+                    if m.kind is _METHOD
                     and d.node.start_byte < m.node.start_byte
                     and m.node.end_byte <= d.node.end_byte
                 }
@@ -374,11 +378,11 @@ def _scopes(defs: list[_Def]) -> tuple[EdgeRow, ...]:
     visible in the whole file, outside the blocks that define the name again."""
     seen: dict[str, int] = {}
     for d in defs:
-        if d.kind is SymbolKind.FUNCTION:
+        if d.kind is _FUNCTION:
             seen[d.qualname] = seen.get(d.qualname, 0) + 1
     rows: list[EdgeRow] = []
     for d in defs:
-        if d.kind is not SymbolKind.FUNCTION or seen[d.qualname] < 2:
+        if d.kind is not _FUNCTION or seen[d.qualname] < 2:
             continue
         block = d.node.parent
         while block is not None and block.type != "statement_block":
@@ -442,6 +446,18 @@ def _doc_link(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode("utf-8"))
 
 
+class _PerKey(dict[str, frozenset[str]]):
+    """A function's answers, each worked out when its key is first read (``self[key]``)."""
+
+    def __init__(self, function: Callable[[str], frozenset[str]]) -> None:
+        super().__init__()
+        self._function = function
+
+    def __missing__(self, key: str) -> frozenset[str]:
+        value = self[key] = self._function(key)
+        return value
+
+
 def _edges(
     matches: list[tuple[int, dict[str, list[ts.Node]]]],
     defs: list[_Def],
@@ -467,22 +483,29 @@ def _edges(
     type_aliases: list[tuple[str, str]] = []  # (`AnyMap`, `Map`) of `type AnyMap = Map<any, any>`
     narrowed: set[int] = set()  # the typed variables an `if` narrows in its branch (`_narrowings`)
     for pattern, captures in matches:
-        if pattern in calls:  # a pattern of a call's captures only (most matches): the call's branch below
-            if "call.name" not in captures:  # the callee captured whole (TypeScript's, JavaScript's)
-                captures = _callee(captures)
-            if "call.name" in captures:  # (`_call_edge`, written out: a file's most common match)
-                name_node = captures["call.name"][0]
-                name = (name_node.text or b"").decode("utf-8", "replace")
-                point = name_node.start_point
-                if "call.receiver" in captures:
-                    receiver = (captures["call.receiver"][0].text or b"").decode("utf-8", "replace")
-                    text = f"{receiver}.{name}" if receiver else name
-                else:
-                    text = name
-                node = captures["reference.call"][0]
-                key = (node.start_byte, node.end_byte)
-                if key not in found or found[key][0] > pattern:
-                    found[key] = (pattern, (EdgeKind.CALL, point.row + 1, point.column, name, text, ""))
+        if pattern in calls:  # a pattern of a call's captures only (most matches): `_call_edge`, written out
+            whole = captures.get("call.function")
+            if whole is not None:  # the callee captured whole (TypeScript's, JavaScript's)
+                name_node, on = _callee(whole[0])
+                if name_node is None:
+                    continue
+            elif (name_nodes := captures.get("call.name")) is not None:
+                name_node = name_nodes[0]
+                receivers = captures.get("call.receiver")
+                on = receivers[0] if receivers is not None else None
+            else:
+                continue
+            name = (name_node.text or b"").decode("utf-8", "replace")
+            if on is not None and (receiver := (on.text or b"").decode("utf-8", "replace")):
+                text = f"{receiver}.{name}"
+            else:
+                text = name
+            node = captures["reference.call"][0]
+            key = (node.start_byte, node.end_byte)
+            before = found.get(key)
+            if before is None or before[0] > pattern:
+                row, column = name_node.start_point
+                found[key] = (pattern, (_CALL, row + 1, column, name, text, ""))
             continue
         if "value.go" in captures:  # Go's names read as values (a file's most common match): kept below
             pending.append((pattern, captures))
@@ -651,10 +674,10 @@ def _edges(
             last = source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
             point = node.start_point
             bound = "" if member == "*" else alias or member or last  # `export * from`: no one name
-            edge = (EdgeKind.IMPORT, point.row + 1, point.column, member, source, bound)
+            edge = (_IMPORT, point.row + 1, point.column, member, source, bound)
         else:
             continue
-        if edge[0] is EdgeKind.CALL:
+        if edge[0] is _CALL:
             key = (node.start_byte, node.end_byte)
         else:  # one match a specifier: `import {a, b as c}` is two imports
             key = (
@@ -690,16 +713,12 @@ def _edges(
     params: dict[str, tuple[str, ...]] = {}
     def_spans: list[tuple[int, int, str, str]] = []  # (start, end, node type, name) of each definition
 
-    takes: dict[str, frozenset[str]] = {}  # a caller -> the names `taken` finds around it
+    def taken_around(caller: str) -> frozenset[str]:
+        """The parameters and variables the definitions around the caller take or declare (`const cron = ...`
+        in a callback of the function `cron`'s module): a name among them is no function read as a value."""
+        return frozenset(n for scope in chain(caller) for n in taken_in(scope))
 
-    def taken(name: str, caller: str) -> bool:
-        """Whether a definition around the caller takes a parameter of that name or declares a variable of it
-        (`const cron = ...` in a callback of the function `cron`'s module): it is no function read as a
-        value. The names are gathered once per caller (a file tries most of its names read as values)."""
-        names = takes.get(caller)
-        if names is None:
-            names = takes[caller] = frozenset(n for scope in chain(caller) for n in taken_in(scope))
-        return name in names
+    taken = _PerKey(taken_around)  # gathered once per caller: a file tries most of its names read as values
 
     def taken_in(scope: str) -> tuple[str, ...]:
         """The parameters and variables a definition takes (none for a scope that is no definition)."""
@@ -766,20 +785,24 @@ def _edges(
             typed[start] = (variable, f"{type_text}|{declared}")
     local_types = _local_types(typed, declared_at, narrowed)
     # the names the file's imports bind (a field of an imported variable is typed when asked: domain.calls)
-    imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is EdgeKind.IMPORT and edge[5])
+    imported = frozenset(edge[5] for _, edge in found.values() if edge[0] is _IMPORT and edge[5])
     typed_names = {variable for _, variable in types}  # (every scope's: `_untyped` is so anywhere)
     out: list[EdgeRow] = []  # the rows as stored (no Edge objects: a worker sends rows, ParsedFile.edge_rows)
     resolved: dict[tuple[str, str], str] = {}  # (receiver, caller) -> its type, where worked out alike
     # (receiver, caller) -> (low, high, its type) where one local declaration typed it: alike from low to high
     spans: dict[tuple[str, str], tuple[int, int, str]] = {}
+    untyped: dict[str, bool] = {}  # a receiver -> `_untyped`
     for ((start, _), (_, (kind, line, column, name, text, alias))), caller in zip(
         ordered, scopes[: len(ordered)], strict=True
     ):
-        if kind is EdgeKind.REFERENCE and text == name and taken(name, caller):
+        if kind is _REFERENCE and text == name and name in taken[caller]:
             continue  # a parameter that takes the name
-        if kind is not EdgeKind.IMPORT and kind is not EdgeKind.DOC and "." in text:
+        if kind is not _IMPORT and kind is not _DOC and "." in text:
             receiver = text.rsplit(".", 1)[0]
-            if _untyped(receiver, local_types, typed_names):  # (a package's name: `fmt.Println`)
+            bare = untyped.get(receiver)
+            if bare is None:  # (the same for each read of the receiver in the file)
+                bare = untyped[receiver] = _untyped(receiver, local_types, typed_names)
+            if bare:  # (a package's name: `fmt.Println`)
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
                 continue
             if (receiver, caller) in resolved:  # the same receiver read again in its caller
@@ -906,25 +929,20 @@ def _edges(
 _ROW_KIND = {kind: kind.value for kind in EdgeKind}  # an edge's kind as its row has it
 
 
-def _callee(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
-    """The captures of a call whose callee is captured whole (``@call.function``), as a pattern that spells
-    out its shape gives them: ``@call.name`` of a name (`f()`), ``@call.receiver`` and ``@call.name`` of a
-    member (`x.m()`, `this.#m()`), none of any other callee (`f()()`, `xs[0]()`). A pattern with the
-    member's fields compiles ~3x slower (the TypeScript query, once in each index process)."""
-    function = captures["call.function"][0] if "call.function" in captures else None
-    if function is None:
-        return captures
-    if function.type == "identifier":
-        return {"reference.call": captures["reference.call"], "call.name": [function]}
-    if function.type == "member_expression":
+def _callee(function: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
+    """The name and receiver of a call whose callee is captured whole (``@call.function``), as a pattern
+    that spells out its shape would capture them (``@call.name``, ``@call.receiver``): the name of a name
+    (`f()`), the object and property of a member (`x.m()`, `this.#m()`), neither of any other callee
+    (`f()()`, `xs[0]()`). A pattern with the member's fields compiles ~3x slower (the TypeScript query,
+    once in each index process)."""
+    kind = function.type
+    if kind == "identifier":
+        return function, None
+    if kind == "member_expression":
         held, name = function.child_by_field_name("object"), function.child_by_field_name("property")
         if held is not None and name is not None and held.is_named and name.is_named:
-            return {
-                "reference.call": captures["reference.call"],
-                "call.receiver": [held],
-                "call.name": [name],
-            }
-    return {}
+            return name, held
+    return None, None
 
 
 def _this_assigned(captures: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
@@ -974,7 +992,7 @@ def _call_edge(
     receiver = _text(captures["call.receiver"][0]) if "call.receiver" in captures else ""
     point = name_node.start_point
     text = f"{receiver}.{name}" if receiver else name
-    return captures["reference.call"][0], (EdgeKind.CALL, point.row + 1, point.column, name, text, "")
+    return captures["reference.call"][0], (_CALL, point.row + 1, point.column, name, text, "")
 
 
 # a variable a definition declares (`\b(?:const|let|var)\s+...`, each word first: a pattern that starts with
@@ -987,23 +1005,30 @@ def _values(
     found: dict[tuple[int, int], tuple[int, tuple[EdgeKind, int, int, str, str, str]]],
     defs: list[_Def],
     typed: dict[int, tuple[str, str]],
-    taken: Callable[[str, str], bool] | None = None,
+    taken: Mapping[str, AbstractSet[str]] | None = None,
 ) -> None:
     """The names read as values that may be functions, into ``found``: a bare name the file defines as a
     function or an import binds; ``this.m`` for a method the file defines; ``X.m`` for ``X`` an import, a
     class of the file or a typed variable (anything else cannot resolve ``exact`` or through an import).
-    Go's bare names that ``taken`` finds a parameter or variable of around their caller are left out here,
-    before their point and text are read (most of them: locals passed on), as `_edges` would leave them
-    out later."""
-    functions = {d.name for d in defs if d.kind is SymbolKind.FUNCTION}
-    methods = {d.name for d in defs if d.kind is SymbolKind.METHOD}
-    holders = {d.name for d in defs if d.kind.is_container}
-    imported = {alias for _, (kind, *_, alias) in found.values() if kind is EdgeKind.IMPORT}
+    Go's bare names that ``taken`` (a caller -> the parameters and variables around it) holds for their
+    caller are left out here, before their point and text are read (most of them: locals passed on), as
+    `_edges` would leave them out later."""
+    functions: set[str] = set()
+    methods: set[str] = set()
+    holders: set[str] = set()
+    for d in defs:  # (one pass)
+        if d.kind is _FUNCTION:
+            functions.add(d.name)
+        elif d.kind is _METHOD:
+            methods.add(d.name)
+            # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
+            holders.add(d.qualname.rpartition(".")[0])
+        elif d.kind.is_container:
+            holders.add(d.name)
+    imported = {edge[5] for _, edge in found.values() if edge[0] is _IMPORT}
     functions |= imported
     holders |= imported
     holders.update(variable for variable, _ in typed.values())
-    # a value whose members the file defines: `traps.get` of `const traps = { get() {...} }`
-    holders.update(d.qualname.rpartition(".")[0] for d in defs if d.kind is SymbolKind.METHOD)
     # compared as the source's bytes: most names read as values are variables, dropped without decoding
     functions_b, methods_b = {n.encode() for n in functions}, {n.encode() for n in methods}
     holders_b = {n.encode() for n in holders}
@@ -1034,18 +1059,18 @@ def _values(
         found.setdefault(
             # a key's own place: a shorthand property (`{ reset }`) reads the local `reset` too
             (node.start_byte, node.start_byte if "value.key" in captures else node.end_byte),
-            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, text, "")),
+            (pattern, (_REFERENCE, point.row + 1, point.column, name, text, "")),
         )
     # (their callers by one sweep; a name's node is no other match's: none is kept in its place)
-    callers = _enclosing([start for start, *_ in bare], defs) if bare and taken is not None else []
+    callers = _enclosing([b[0] for b in bare], defs) if bare and taken is not None else []
     for i, (start, node, word, pattern) in enumerate(bare):
         name = word.decode("utf-8", "replace") if word is not None else ""
-        if taken is not None and taken(name, callers[i]):
+        if taken is not None and name in taken[callers[i]]:
             continue  # a parameter or variable of that name around (what `_edges` leaves out)
         point = node.start_point
         found.setdefault(
             (start, node.end_byte),
-            (pattern, (EdgeKind.REFERENCE, point.row + 1, point.column, name, name, "")),
+            (pattern, (_REFERENCE, point.row + 1, point.column, name, name, "")),
         )
 
 
@@ -1188,7 +1213,7 @@ def _doc_links(
         name = written.rsplit(".", 1)[-1]
         start = match.end(1) - len(name.encode("utf-8"))  # the edge's column is its name's
         line_start = data.rfind(b"\n", 0, start) + 1
-        edge = (EdgeKind.DOC, data.count(b"\n", 0, start) + 1, start - line_start, name, written, "")
+        edge = (_DOC, data.count(b"\n", 0, start) + 1, start - line_start, name, written, "")
         out.append((start, edge))
     return out
 
