@@ -287,13 +287,9 @@ def _go_element(
     expression = _SPACES.sub("", expression)
     while (subscript := _SUBSCRIPT.fullmatch(expression)) is not None:
         expression = subscript.group(1)  # `xs[i]`: an element of xs, which is typed by its element
-    held = (_local_type(local_types, expression, at) if local_types else "") or (
-        _receiver_type(types, scopes, expression) if types else ""
-    )
+    held = _variable_type(local_types, types, scopes, expression, at)
     if not held and (field := _FIELD_OF.fullmatch(expression)) is not None:
-        owner = (_local_type(local_types, field.group(1), at) if local_types else "") or (
-            _receiver_type(types, scopes, field.group(1)) if types else ""
-        )
+        owner = _variable_type(local_types, types, scopes, field.group(1), at)
         held = _field_of(owner, field.group(2)) if not owner.startswith(_GO_RANGE) else ""
     held = held or _called(expression)
     return "" if held.startswith(_GO_RANGE) else held
@@ -828,9 +824,7 @@ def _edges(
                 alias = made  # a type as declared, of a plain receiver: what each step below leaves it
             else:
                 if (part := _DESTRUCTURED.fullmatch(made)) is not None:  # `{state}.copy_`: a field of
-                    holder = (_local_type(local_types, part.group(1), start) if local_types else "") or (
-                        _receiver_type(types, around, part.group(1)) if types else ""
-                    )
+                    holder = _variable_type(local_types, types, around, part.group(1), start)
                     if not holder and part.group(1) in imported:  # a module-level variable of another
                         holder = part.group(1)  # file: its class looked up when asked (domain.calls)
                     made = _field_of(holder, part.group(2))
@@ -844,12 +838,8 @@ def _edges(
                     )
                 if not made and (field := _FIELD_OF.fullmatch(_SPACES.sub("", receiver))) is not None:
                     # `state.copy_.set()`, `state: MapState`: the field's type in MapState (`MapState:copy_`)
-                    held = (_local_type(local_types, field.group(1), start) if local_types else "") or (
-                        _receiver_type(types, around, field.group(1)) if types else ""
-                    )
-                    if _ITERATED.fullmatch(
-                        held
-                    ):  # `prev.type`, `prev = this.children[i]`: an element's field
+                    held = _variable_type(local_types, types, around, field.group(1), start)
+                    if _ITERATED.fullmatch(held):  # `prev.type` of `prev = this.children[i]`: an element's
                         held = _element_of(
                             held, field.group(1), local_types, types, around, start, go=go, imported=imported
                         )
@@ -862,9 +852,7 @@ def _edges(
                         held = _receiver_type(types, around, f"this.{first}") if types else ""
                         made = held if held and not _NOT_HELD.search(held) else f"this.{first}"
                     else:
-                        held = (_local_type(local_types, head, start) if local_types else "") or (
-                            _receiver_type(types, around, head) if types else ""
-                        )
+                        held = _variable_type(local_types, types, around, head, start)
                         made = _field_of(held or (head if head in imported else ""), first)
                     made = "|".join(f"{one}:{':'.join(rest)}" for one in made.split("|")) if made else ""
                 if not made and (indexed := _INDEXED_FIELDS.fullmatch(_SPACES.sub("", receiver))) is not None:
@@ -1423,6 +1411,20 @@ def _plain(receiver: str) -> str:
     return _SPACES.sub("", receiver).replace("?.", ".").removesuffix("?").removesuffix("!")
 
 
+def _variable_type(
+    local_types: dict[str, list[tuple[int, int, int, str]]],
+    types: dict[tuple[str, str], str],
+    scopes: list[str],
+    name: str,
+    at: int,
+) -> str:
+    """A variable's type where byte ``at`` reads it: its declaration in the function around, else the type
+    a scope around declared it with; "" when neither says."""
+    return (_local_type(local_types, name, at) if local_types else "") or (
+        _receiver_type(types, scopes, name) if types else ""
+    )
+
+
 def _receiver_type(types: dict[tuple[str, str], str], scopes: list[str], receiver: str) -> str:
     """The type a receiver (`source`, `this.store`) was declared with, in the caller or a scope around it
     (``scopes``, innermost first: a class for `this.<field>`, the module for a top-level variable); "" when
@@ -1643,21 +1645,15 @@ def _element_of(
     of = _same_array(of)
     if of.endswith("[]"):  # `Query[].find()`: a variable's type put in its place (`_concrete`)
         return of[:-2] if not of.endswith(")[]") else ""
-    held = (_local_type(local_types, of, at) if local_types else "") or (
-        _receiver_type(types, scopes, of) if types else ""
-    )
+    held = _variable_type(local_types, types, scopes, of, at)
     if not held and not go and (field := _FIELD_OF.fullmatch(_SPACES.sub("", of))) is not None:
         # `observable.observers_.forEach((d) => ...)`, `observable: IObservable`: an element of the field's
         # type (`IObservable:observers_[]`), worked out when asked
-        owner = (_local_type(local_types, field.group(1), at) if local_types else "") or (
-            _receiver_type(types, scopes, field.group(1)) if types else ""
-        )
+        owner = _variable_type(local_types, types, scopes, field.group(1), at)
         fields = _field_of(owner, field.group(2))
         return "|".join(f"{f}[]" for f in fields.split("|")) if fields else ""
     if (part := _DESTRUCTURED.fullmatch(held)) is not None:  # `const list = state.pending`: the field's
-        owner = (_local_type(local_types, part.group(1), at) if local_types else "") or (
-            _receiver_type(types, scopes, part.group(1)) if types else ""
-        )
+        owner = _variable_type(local_types, types, scopes, part.group(1), at)
         owner = owner or (part.group(1) if part.group(1) in imported else "")  # (a module's variable)
         fields = _field_of(owner, part.group(2))
         return "|".join(f"{f}[]" for f in fields.split("|")) if fields else ""
