@@ -757,7 +757,9 @@ def _edges(
         if start in narrowed:  # only in its branch: never the scope's type
             narrowed_in.append((start, scope))
             continue
-        if (type_text == "this" or _THIS_CALL.fullmatch(type_text)) and not variable.startswith("this."):
+        if (
+            type_text == "this" or (type_text.startswith("this.") and _THIS_CALL.fullmatch(type_text))
+        ) and not variable.startswith("this."):
             # `const self = this`, `const keys = this.keys()` in a method, read in an object literal's method
             # there (where `this` is the literal): the method's class, `ObservableMap.keys()`
             owner = next((c for c in chain(scope)[1:] if c in classes and "." not in c), "")
@@ -772,8 +774,10 @@ def _edges(
                 if start in in_method
                 else parents.get(scope, "")
             )
-        known = types.get((scope, variable), "()")
-        if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
+        known = types.get((scope, variable))
+        if known is None or (
+            (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|")
+        ):
             # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
             types[(scope, variable)] = type_text
     for start, scope in narrowed_in:
