@@ -1223,19 +1223,24 @@ def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
     """The qualified name of the innermost definition around each position (``starts`` sorted in runs: each
     run is swept on its own), "" at the top level."""
     spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]  # (a node's bytes: read once)
+    after = 1 << 63  # past every start
     out: list[str] = []
     stack: list[tuple[int, str]] = []  # (end, qualified name) of the definitions around
     i = 0
+    following = spans[0][0] if spans else after  # the start of the next definition not swept yet
     last = -1
     for start in starts:
         if start < last:  # a new sorted run
             stack, i = [], 0
+            following = spans[0][0] if spans else after
         last = start
-        while i < len(spans) and spans[i][0] <= start:  # a sweep: both in source order
-            while stack and stack[-1][0] <= spans[i][0]:
+        while following <= start:  # a sweep: both in source order
+            low, high, name = spans[i]
+            while stack and stack[-1][0] <= low:
                 stack.pop()
-            stack.append(spans[i][1:])
+            stack.append((high, name))
             i += 1
+            following = spans[i][0] if i < len(spans) else after
         while stack and stack[-1][0] <= start:
             stack.pop()
         out.append(stack[-1][1] if stack else "")
@@ -1297,12 +1302,17 @@ def _local_types(
     callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), or that an
     `if` narrows (``narrowed``: its branch is the declaration's range), each declaration with the range of
     the function around it: (function start, end, declaration start, type)."""
-    counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
-    counts.update(typed[start][0] for start in narrowed if start in typed)  # (once is enough)
-    out = _Declarations(declared_at, narrowed)
+    grouped: dict[str, list[tuple[int, int, int, str]]] = {}
     for start, (variable, type_text) in typed.items():
-        if counts[variable] >= 2 and not variable.startswith("this."):
-            out.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)
+        if not variable.startswith("this."):
+            grouped.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)
+    narrowing = collections.Counter(
+        typed[start][0] for start in narrowed if start in typed
+    )  # (once is enough)
+    out = _Declarations(declared_at, narrowed)
+    for variable, declarations in grouped.items():
+        if len(declarations) + narrowing[variable] >= 2:
+            out[variable] = declarations
     return out
 
 
