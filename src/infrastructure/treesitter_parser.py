@@ -308,24 +308,32 @@ def _go_named(node: ts.Node, generic: bool) -> ts.Node | None:
     `G[T]`, `*G[T]` where ``generic``); of a slice, array or map its element's (`[]T`, `[]*T`, `[n]T`,
     `map[K]*T`: what `range` and an index give); of a result list `(T, error)` its first's. None for any
     other type (`func()`, `[][]T`, `chan T`)."""
-    if node.type == "parameter_list":
+    kind = node.type  # (a node's type is read anew at each read: once here)
+    if kind == "parameter_list":
         first = node.named_children[0] if node.named_children else None
         if first is None or first.type != "parameter_declaration":
             return None
         node = first.child_by_field_name("type")  # type: ignore[assignment]
         if node is None:
             return None
-    field = _GO_HOLDERS.get(node.type)
+        kind = node.type
+    field = _GO_HOLDERS.get(kind)
     if field is not None:
         node = node.child_by_field_name(field)  # type: ignore[assignment]
         if node is not None and node.type == "pointer_type":
             node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
         return node if node is not None and node.type in _GO_NAMED else None
-    if node.type == "pointer_type":
+    if kind == "pointer_type":
         node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
-    if generic and node is not None and node.type == "generic_type":
+        if node is None:
+            return None
+        kind = node.type
+    if generic and kind == "generic_type":
         node = node.child_by_field_name("type")  # type: ignore[assignment]
-    return node if node is not None and node.type in _GO_NAMED else None
+        if node is None:
+            return None
+        kind = node.type
+    return node if kind in _GO_NAMED else None
 
 
 def _go_method_sets(defs: list[_Def]) -> tuple[EdgeRow, ...]:
@@ -802,16 +810,16 @@ def _edges(
         if kind is _REFERENCE and text == name and name in taken[caller]:
             continue  # a parameter that takes the name
         if kind is not _IMPORT and kind is not _DOC and "." in text:
-            receiver = text.rsplit(".", 1)[0]
+            receiver = text[: text.rindex(".")]
             bare = untyped.get(receiver)
             if bare is None:  # (the same for each read of the receiver in the file)
                 bare = untyped[receiver] = _untyped(receiver, local_types, typed_names)
             if bare:  # (a package's name: `fmt.Println`)
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
                 continue
-            if (receiver, caller) in resolved:  # the same receiver read again in its caller
-                alias = resolved[receiver, caller]
-                out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
+            known = resolved.get((receiver, caller))
+            if known is not None:  # the same receiver read again in its caller
+                out.append((_ROW_KIND[kind], caller, line, column, name, text, known))
                 continue
             span = spans.get((receiver, caller))
             if span is not None and span[0] <= start < span[1]:  # typed by the same declaration as before
