@@ -304,24 +304,32 @@ def _go_named(node: ts.Node, generic: bool) -> ts.Node | None:
     `G[T]`, `*G[T]` where ``generic``); of a slice, array or map its element's (`[]T`, `[]*T`, `[n]T`,
     `map[K]*T`: what `range` and an index give); of a result list `(T, error)` its first's. None for any
     other type (`func()`, `[][]T`, `chan T`)."""
-    if node.type == "parameter_list":
+    kind = node.type  # (a node's type is read anew at each read: once here)
+    if kind == "parameter_list":
         first = node.named_children[0] if node.named_children else None
         if first is None or first.type != "parameter_declaration":
             return None
         node = first.child_by_field_name("type")  # type: ignore[assignment]
         if node is None:
             return None
-    field = _GO_HOLDERS.get(node.type)
+        kind = node.type
+    field = _GO_HOLDERS.get(kind)
     if field is not None:
         node = node.child_by_field_name(field)  # type: ignore[assignment]
         if node is not None and node.type == "pointer_type":
             node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
         return node if node is not None and node.type in _GO_NAMED else None
-    if node.type == "pointer_type":
+    if kind == "pointer_type":
         node = node.named_children[0] if node.named_children else None  # type: ignore[assignment]
-    if generic and node is not None and node.type == "generic_type":
+        if node is None:
+            return None
+        kind = node.type
+    if generic and kind == "generic_type":
         node = node.child_by_field_name("type")  # type: ignore[assignment]
-    return node if node is not None and node.type in _GO_NAMED else None
+        if node is None:
+            return None
+        kind = node.type
+    return node if kind in _GO_NAMED else None
 
 
 def _go_method_sets(defs: list[_Def]) -> tuple[EdgeRow, ...]:
@@ -753,7 +761,9 @@ def _edges(
         if start in narrowed:  # only in its branch: never the scope's type
             narrowed_in.append((start, scope))
             continue
-        if (type_text == "this" or _THIS_CALL.fullmatch(type_text)) and not variable.startswith("this."):
+        if (
+            type_text == "this" or (type_text.startswith("this.") and _THIS_CALL.fullmatch(type_text))
+        ) and not variable.startswith("this."):
             # `const self = this`, `const keys = this.keys()` in a method, read in an object literal's method
             # there (where `this` is the literal): the method's class, `ObservableMap.keys()`
             owner = next((c for c in chain(scope)[1:] if c in classes and "." not in c), "")
@@ -768,8 +778,10 @@ def _edges(
                 if start in in_method
                 else parents.get(scope, "")
             )
-        known = types.get((scope, variable), "()")
-        if (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|"):
+        known = types.get((scope, variable))
+        if known is None or (
+            (not _inferred(type_text) or _inferred(known)) and not known.startswith(f"{type_text}|")
+        ):
             # the last one, but a declared type over a call's value, and a declared `Map|V[]` over `new Map()`
             types[(scope, variable)] = type_text
     for start, scope in narrowed_in:
@@ -794,16 +806,16 @@ def _edges(
         if kind is _REFERENCE and text == name and name in taken[caller]:
             continue  # a parameter that takes the name
         if kind is not _IMPORT and kind is not _DOC and "." in text:
-            receiver = text.rsplit(".", 1)[0]
+            receiver = text[: text.rindex(".")]
             bare = untyped.get(receiver)
             if bare is None:  # (the same for each read of the receiver in the file)
                 bare = untyped[receiver] = _untyped(receiver, local_types, typed_names)
             if bare:  # (a package's name: `fmt.Println`)
                 out.append((_ROW_KIND[kind], caller, line, column, name, text, ""))
                 continue
-            if (receiver, caller) in resolved:  # the same receiver read again in its caller
-                alias = resolved[receiver, caller]
-                out.append((_ROW_KIND[kind], caller, line, column, name, text, alias))
+            known = resolved.get((receiver, caller))
+            if known is not None:  # the same receiver read again in its caller
+                out.append((_ROW_KIND[kind], caller, line, column, name, text, known))
                 continue
             span = spans.get((receiver, caller))
             if span is not None and span[0] <= start < span[1]:  # typed by the same declaration as before
@@ -1247,19 +1259,24 @@ def _enclosing(starts: list[int], defs: list[_Def]) -> list[str]:
     """The qualified name of the innermost definition around each position (``starts`` sorted in runs: each
     run is swept on its own), "" at the top level."""
     spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]  # (a node's bytes: read once)
+    after = 1 << 63  # past every start
     out: list[str] = []
     stack: list[tuple[int, str]] = []  # (end, qualified name) of the definitions around
     i = 0
+    following = spans[0][0] if spans else after  # the start of the next definition not swept yet
     last = -1
     for start in starts:
         if start < last:  # a new sorted run
             stack, i = [], 0
+            following = spans[0][0] if spans else after
         last = start
-        while i < len(spans) and spans[i][0] <= start:  # a sweep: both in source order
-            while stack and stack[-1][0] <= spans[i][0]:
+        while following <= start:  # a sweep: both in source order
+            low, high, name = spans[i]
+            while stack and stack[-1][0] <= low:
                 stack.pop()
-            stack.append(spans[i][1:])
+            stack.append((high, name))
             i += 1
+            following = spans[i][0] if i < len(spans) else after
         while stack and stack[-1][0] <= start:
             stack.pop()
         out.append(stack[-1][1] if stack else "")
@@ -1321,12 +1338,17 @@ def _local_types(
     callback, `= new MutationObserver()` in another's; the `query` of several `(query) => ...`), or that an
     `if` narrows (``narrowed``: its branch is the declaration's range), each declaration with the range of
     the function around it: (function start, end, declaration start, type)."""
-    counts = collections.Counter(v for v, _ in typed.values() if not v.startswith("this."))
-    counts.update(typed[start][0] for start in narrowed if start in typed)  # (once is enough)
-    out = _Declarations(declared_at, narrowed)
+    grouped: dict[str, list[tuple[int, int, int, str]]] = {}
     for start, (variable, type_text) in typed.items():
-        if counts[variable] >= 2 and not variable.startswith("this."):
-            out.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)
+        if not variable.startswith("this."):
+            grouped.setdefault(variable, []).append((0, 0, start, type_text))  # (the range: read when asked)
+    narrowing = collections.Counter(
+        typed[start][0] for start in narrowed if start in typed
+    )  # (once is enough)
+    out = _Declarations(declared_at, narrowed)
+    for variable, declarations in grouped.items():
+        if len(declarations) + narrowing[variable] >= 2:
+            out[variable] = declarations
     return out
 
 
